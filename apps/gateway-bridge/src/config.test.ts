@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const base = { DATABASE_URL: "postgres://u:p@127.0.0.1:5432/sluice" };
+
+test("defaults to loopback and the local Kafka", () => {
+  const cfg = loadConfig(base);
+  assert.equal(cfg.host, "127.0.0.1");
+  assert.equal(cfg.port, 8090);
+  assert.deepEqual(cfg.kafkaBrokers, ["127.0.0.1:9092"]);
+});
+
+test("reads the address and brokers from the environment", () => {
+  const cfg = loadConfig({ ...base, SLUICE_BRIDGE_ADDR: "0.0.0.0:9000", KAFKA_BROKERS: "a:1, b:2" });
+  assert.equal(cfg.host, "0.0.0.0");
+  assert.equal(cfg.port, 9000);
+  assert.deepEqual(cfg.kafkaBrokers, ["a:1", "b:2"]);
+});
+
+test("names the bad variable", () => {
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_ADDR: "nope" }), (e: Error) => e instanceof ConfigError && /SLUICE_BRIDGE_ADDR/.test(e.message));
+  assert.throws(() => loadConfig({ ...base, KAFKA_BROKERS: "host-without-port" }), /KAFKA_BROKERS/);
+  assert.throws(() => loadConfig({}), /DATABASE_URL is not set/);
+});

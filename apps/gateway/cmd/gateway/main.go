@@ -1,0 +1,58 @@
+// Command gateway is Sluice's data plane: it serves streaming endpoints to
+// WebSocket/SSE/HTTP clients from Kafka.
+//
+//	gateway [flags]              run (the default)
+//	gateway checkconfig [flags]  validate the configuration and print it, then exit
+//	gateway version              print the version
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/config"
+	"github.com/sluicehq/sluice/apps/gateway/internal/server"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	command := "serve"
+	if len(args) > 0 && (args[0] == "checkconfig" || args[0] == "version" || args[0] == "serve") {
+		command, args = args[0], args[1:]
+	}
+	if command == "version" {
+		fmt.Println(server.Version)
+		return 0
+	}
+	cfg, err := config.Load(args, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gateway: invalid configuration:\n%v\n", err)
+		return 2
+	}
+	if command == "checkconfig" {
+		fmt.Print("configuration OK\n", cfg.Describe())
+		return 0
+	}
+
+	var handler slog.Handler = slog.NewTextHandler(os.Stderr, nil)
+	if cfg.LogFormat == "json" {
+		handler = slog.NewJSONHandler(os.Stderr, nil)
+	}
+	log := slog.New(handler)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := server.New(cfg, log).Run(ctx); err != nil {
+		log.Error("gateway stopped with an error", "err", err)
+		return 1
+	}
+	log.Info("gateway stopped")
+	return 0
+}

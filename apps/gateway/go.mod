@@ -1,0 +1,3 @@
+module github.com/sluicehq/sluice/apps/gateway
+
+go 1.26

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+
+import { SiteFooter } from "@/components/site-footer";
+import { SiteHeader } from "@/components/site-header";
+
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Sluice",
+  description:
+    "Self-hosted streaming API portal and gateway for Apache Kafka: topics become streaming endpoints with AsyncAPI docs and per-app tokens.",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="flex min-h-dvh flex-col bg-white text-slate-900 antialiased">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-10 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:font-medium focus:shadow"
+        >
+          Skip to content
+        </a>
+        <SiteHeader />
+        <main id="main" className="flex-1">
+          {children}
+        </main>
+        <SiteFooter />
+      </body>
+    </html>
+  );
+}

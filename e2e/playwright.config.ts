@@ -1,0 +1,35 @@
+import { defineConfig } from "@playwright/test";
+
+// Runs against a stack that `./sluice test` has already started (SLUICE_PORTAL_URL).
+// The browser is Debian's Chromium: Playwright's own browser download is not
+// possible offline, and the system one is what operators have.
+const portalUrl = process.env.SLUICE_PORTAL_URL;
+if (!portalUrl) throw new Error("SLUICE_PORTAL_URL is not set: run the e2e suite through ./sluice test");
+
+export default defineConfig({
+  testDir: "./specs",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 30_000,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"]],
+  use: {
+    baseURL: portalUrl,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+});

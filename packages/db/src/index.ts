@@ -1,0 +1,5 @@
+export * from "./schema.ts";
+export { createDb, databaseUrlFromEnv, type Database } from "./client.ts";
+
+/** The channel the outbox trigger notifies on every committed insert. */
+export const CATALOG_OUTBOX_CHANNEL = "sluice_catalog_outbox";

@@ -1,0 +1,276 @@
+// The core data model of Sluice. Tables are camelCase here and snake_case in SQL.
+// Rules that protect the catalog (unique paths, valid topic names, allowed
+// operations, token lifetimes) live in the database as constraints, so no code
+// path (portal, API, a manual SQL session) can store a catalog the gateway
+// would have to reject.
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  index,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+export const userRole = pgEnum("user_role", ["admin", "editor", "viewer"]);
+export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes"]);
+export const signingKeyStatus = pgEnum("signing_key_status", ["active", "retired"]);
+
+/** The operations an endpoint allows and a grant or token permits. */
+export const OPERATIONS = ["subscribe", "publish"] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+
+/** SQL check: a non-empty text[] whose items are all subscribe/publish. */
+const operationsCheck = (column: string) =>
+  sql.raw(`cardinality(${column}) > 0 and ${column} <@ array['subscribe','publish']::text[]`);
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    email: text("email").notNull(),
+    displayName: text("display_name").notNull().default(""),
+    // Null until the user completes the one-time setup link.
+    passwordHash: text("password_hash"),
+    role: userRole("role").notNull().default("viewer"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("users_email_lower_key").on(sql`lower(${t.email})`),
+    check("users_email_format", sql`${t.email} ~ '^[^@[:space:]]+@[^@[:space:]]+$'`),
+  ],
+);
+
+export const streamingApis = pgTable(
+  "streaming_apis",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    description: text("description").notNull().default(""),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    ownerId: uuid("owner_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique("streaming_apis_name_version_key").on(t.name, t.version),
+    check("streaming_apis_name_length", sql`char_length(${t.name}) between 1 and 100`),
+    check("streaming_apis_version_format", sql`${t.version} ~ '^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$'`),
+    index("streaming_apis_tags_idx").using("gin", t.tags),
+  ],
+);
+
+/**
+ * An endpoint is `/{topic}/{key}`: the first path segment is the Kafka topic, the
+ * rest is the record key. Exactly one of `key` (an exact key) and `keyParam` (a
+ * parameter such as `symbol` in `/prices/{symbol}`, covering every key) is set.
+ */
+export const endpoints = pgTable(
+  "endpoints",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    apiId: uuid("api_id")
+      .notNull()
+      .references(() => streamingApis.id, { onDelete: "cascade" }),
+    path: text("path").notNull(),
+    topic: text("topic").notNull(),
+    key: text("key"),
+    keyParam: text("key_param"),
+    operations: text("operations").array().notNull(),
+    payloadFormat: payloadFormat("payload_format").notNull().default("json"),
+    jsonSchema: jsonb("json_schema"),
+    description: text("description").notNull().default(""),
+    examples: jsonb("examples").notNull().default(sql`'[]'::jsonb`),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique("endpoints_path_key").on(t.path),
+    // Two parameterised endpoints on one topic would both claim every key.
+    uniqueIndex("endpoints_topic_param_key").on(t.topic).where(sql`${t.keyParam} is not null`),
+    uniqueIndex("endpoints_topic_key_key").on(t.topic, t.key).where(sql`${t.key} is not null`),
+    index("endpoints_api_id_idx").on(t.apiId),
+    // Kafka's own rule for topic names.
+    check(
+      "endpoints_topic_format",
+      sql`${t.topic} ~ '^[A-Za-z0-9._-]{1,249}$' and ${t.topic} not in ('.', '..')`,
+    ),
+    check("endpoints_key_xor_param", sql`(${t.key} is null) <> (${t.keyParam} is null)`),
+    check("endpoints_key_not_empty", sql`${t.key} is null or char_length(${t.key}) between 1 and 1024`),
+    check("endpoints_key_param_format", sql`${t.keyParam} is null or ${t.keyParam} ~ '^[A-Za-z_][A-Za-z0-9_]{0,63}$'`),
+    check("endpoints_path_topic", sql`starts_with(${t.path}, '/' || ${t.topic} || '/')`),
+    check(
+      "endpoints_path_param",
+      sql`${t.keyParam} is null or ${t.path} = '/' || ${t.topic} || '/{' || ${t.keyParam} || '}'`,
+    ),
+    check("endpoints_operations_valid", operationsCheck("operations")),
+    check(
+      "endpoints_schema_is_json_object",
+      sql`${t.jsonSchema} is null or (jsonb_typeof(${t.jsonSchema}) = 'object' and ${t.payloadFormat} = 'json')`,
+    ),
+    check("endpoints_examples_array", sql`jsonb_typeof(${t.examples}) = 'array'`),
+  ],
+);
+
+export const apps = pgTable(
+  "apps",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    ownerId: uuid("owner_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique("apps_owner_name_key").on(t.ownerId, t.name),
+    check("apps_name_length", sql`char_length(${t.name}) between 1 and 100`),
+  ],
+);
+
+/** What an app may do: an exact endpoint or a wildcard pattern such as `/sensors/*`. */
+export const appGrants = pgTable(
+  "app_grants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    appId: uuid("app_id")
+      .notNull()
+      .references(() => apps.id, { onDelete: "cascade" }),
+    endpointPattern: text("endpoint_pattern").notNull(),
+    operations: text("operations").array().notNull(),
+    grantedBy: uuid("granted_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique("app_grants_app_pattern_key").on(t.appId, t.endpointPattern),
+    check(
+      "app_grants_pattern_format",
+      sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`,
+    ),
+    check("app_grants_operations_valid", operationsCheck("operations")),
+  ],
+);
+
+/**
+ * Signing keys for tokens. The private key is stored only encrypted (AES-256-GCM
+ * under a key from the environment). At most one key is active; retired keys stay
+ * in the JWKS until the last token they signed has expired.
+ */
+export const signingKeys = pgTable(
+  "signing_keys",
+  {
+    kid: text("kid").primaryKey(),
+    algorithm: text("algorithm").notNull(),
+    publicJwk: jsonb("public_jwk").notNull(),
+    privateKeyCiphertext: text("private_key_ciphertext").notNull(),
+    status: signingKeyStatus("status").notNull().default("active"),
+    createdAt: createdAt(),
+    retiredAt: timestamp("retired_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("signing_keys_one_active").on(t.status).where(sql`${t.status} = 'active'`),
+    check("signing_keys_algorithm", sql`${t.algorithm} in ('ES256', 'EdDSA', 'RS256')`),
+    check("signing_keys_public_jwk_object", sql`jsonb_typeof(${t.publicJwk}) = 'object'`),
+    check("signing_keys_retired_at", sql`(${t.status} = 'retired') = (${t.retiredAt} is not null)`),
+  ],
+);
+
+/** Metadata of every token minted. The token itself is never stored. */
+export const issuedTokens = pgTable(
+  "issued_tokens",
+  {
+    jti: uuid("jti").primaryKey().defaultRandom(),
+    appId: uuid("app_id")
+      .notNull()
+      .references(() => apps.id, { onDelete: "cascade" }),
+    kid: text("kid")
+      .notNull()
+      .references(() => signingKeys.kid, { onDelete: "restrict" }),
+    // { "sub": [...], "pub": [...], "all": [...] }, as in the token's claim.
+    permissions: jsonb("permissions").notNull(),
+    description: text("description").notNull().default(""),
+    issuedBy: uuid("issued_by").references(() => users.id, { onDelete: "set null" }),
+    issuedAt: timestamp("issued_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    revokedBy: uuid("revoked_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("issued_tokens_app_id_idx").on(t.appId),
+    index("issued_tokens_expires_at_idx").on(t.expiresAt),
+    check("issued_tokens_lifetime", sql`${t.expiresAt} > ${t.issuedAt}`),
+    check("issued_tokens_revoked_after_issue", sql`${t.revokedAt} is null or ${t.revokedAt} >= ${t.issuedAt}`),
+    check("issued_tokens_permissions_object", sql`jsonb_typeof(${t.permissions}) = 'object'`),
+  ],
+);
+
+/** Who changed what, when, with the entity before and after. Append-only. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull().defaultNow(),
+    actorUserId: uuid("actor_user_id").references(() => users.id, { onDelete: "set null" }),
+    // A snapshot of who acted (an e-mail, "api-key:<id>", "system"), kept when the user is deleted.
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id"),
+    before: jsonb("before"),
+    after: jsonb("after"),
+  },
+  (t) => [
+    index("audit_log_occurred_at_idx").on(t.occurredAt.desc()),
+    index("audit_log_entity_idx").on(t.entityType, t.entityId),
+    check("audit_log_action_format", sql`${t.action} ~ '^[a-z_]+\\.[a-z_]+$'`),
+  ],
+);
+
+/**
+ * Transactional outbox of catalog changes. Written in the same transaction as the
+ * change; the bridge publishes each row to `__sluice_catalog` (key = recordKey,
+ * value = recordValue, null = tombstone) and sets publishedAt only after Kafka
+ * acknowledged it. Inserts fire NOTIFY sluice_catalog_outbox (see the migrations).
+ */
+export const catalogOutbox = pgTable(
+  "catalog_outbox",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    createdAt: createdAt(),
+    recordKey: text("record_key").notNull(),
+    recordValue: jsonb("record_value"),
+    publishedAt: timestamp("published_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("catalog_outbox_pending_idx").on(t.id).where(sql`${t.publishedAt} is null`),
+    check("catalog_outbox_key_not_empty", sql`char_length(${t.recordKey}) > 0`),
+  ],
+);
+
+export type User = typeof users.$inferSelect;
+export type NewUser = typeof users.$inferInsert;
+export type StreamingApi = typeof streamingApis.$inferSelect;
+export type NewStreamingApi = typeof streamingApis.$inferInsert;
+export type Endpoint = typeof endpoints.$inferSelect;
+export type NewEndpoint = typeof endpoints.$inferInsert;
+export type App = typeof apps.$inferSelect;
+export type NewApp = typeof apps.$inferInsert;
+export type AppGrant = typeof appGrants.$inferSelect;
+export type NewAppGrant = typeof appGrants.$inferInsert;
+export type SigningKey = typeof signingKeys.$inferSelect;
+export type IssuedToken = typeof issuedTokens.$inferSelect;
+export type AuditLogEntry = typeof auditLog.$inferSelect;
+export type CatalogOutboxRow = typeof catalogOutbox.$inferSelect;

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { test } from "node:test";
+import { loadConfig, parseBrokers } from "./config.ts";
+import { redactUrl } from "./errors.ts";
+import { assertPortsFree, portsToOpen } from "./preflight.ts";
+import { processStartTime } from "./supervisor.ts";
+
+test("profiles have distinct default ports so a test run can sit beside a dev stack", () => {
+  const dev = Object.values(loadConfig("dev", {}).ports);
+  const testPorts = Object.values(loadConfig("test", {}).ports);
+  assert.equal(new Set([...dev, ...testPorts]).size, dev.length + testPorts.length);
+});
+
+test("port variables override defaults and bad ones are named", () => {
+  assert.equal(loadConfig("dev", { SLUICE_PORTAL_PORT: "4000" }).ports.portal, 4000);
+  assert.throws(() => loadConfig("dev", { SLUICE_GATEWAY_PORT: "http" }), /SLUICE_GATEWAY_PORT=http is not a port/);
+  assert.throws(() => loadConfig("dev", { SLUICE_KAFKA_PORT: "70000" }), /SLUICE_KAFKA_PORT/);
+});
+
+test("DATABASE_URL and KAFKA_BROKERS select external services in dev only", () => {
+  const env = { DATABASE_URL: "postgres://a@b/c", KAFKA_BROKERS: "k1:9092,k2:9092" };
+  const dev = loadConfig("dev", env);
+  assert.equal(dev.externalDatabaseUrl, "postgres://a@b/c");
+  assert.deepEqual(dev.externalKafkaBrokers, ["k1:9092", "k2:9092"]);
+  assert.deepEqual(portsToOpen(dev), ["portal", "gateway", "bridge"]);
+  const testProfile = loadConfig("test", env);
+  assert.equal(testProfile.externalDatabaseUrl, undefined);
+  assert.equal(testProfile.externalKafkaBrokers, undefined);
+});
+
+test("parseBrokers accepts host:port lists and names a bad entry", () => {
+  assert.deepEqual(parseBrokers(" a:1 , b:2 "), ["a:1", "b:2"]);
+  assert.throws(() => parseBrokers("a:1,nohost"), /"nohost" is not host:port/);
+  assert.throws(() => parseBrokers(" , "), /KAFKA_BROKERS is empty/);
+});
+
+test("redactUrl hides the password and only the password", () => {
+  assert.equal(redactUrl("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+  assert.equal(redactUrl("postgres://u@h/db"), "postgres://u@h/db");
+  assert.equal(redactUrl("not a url"), "(unparseable URL)");
+});
+
+test("assertPortsFree names the busy port, its owner and the variable to change", async () => {
+  const blocker = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((r) => blocker.once("listening", r));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const config = loadConfig("test", { SLUICE_BRIDGE_PORT: String(port) });
+    await assert.rejects(assertPortsFree(config), new RegExp(`port ${port} \\(the bridge; set SLUICE_BRIDGE_PORT`));
+  } finally {
+    blocker.close();
+  }
+});
+
+test("processStartTime identifies a live process and nothing for a dead one", () => {
+  assert.match(processStartTime(process.pid) ?? "", /^\d+$/);
+  assert.equal(processStartTime(2 ** 22 + 1), undefined);
+});

@@ -1,0 +1,97 @@
+// Where the local stack lives and listens. Two profiles: `dev` (the README's start
+// command; data kept under .sluice/) and `test` (the test command; its own ports and
+// data dir, so tests never touch a developer's data and can run beside a dev stack).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { StackError } from "./errors.ts";
+
+export const REPO_ROOT = path.resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+
+export type Profile = "dev" | "test";
+
+export interface StackConfig {
+  profile: Profile;
+  repoRoot: string;
+  /** Everything this profile writes: database files, Kafka logs, pids, binaries. */
+  dataDir: string;
+  /** Downloads shared by all profiles (Kafka jars). */
+  cacheDir: string;
+  host: string;
+  ports: {
+    portal: number;
+    gateway: number;
+    bridge: number;
+    postgres: number;
+    kafka: number;
+    kafkaController: number;
+  };
+  /** Set when DATABASE_URL points at an existing PostgreSQL; otherwise embedded. */
+  externalDatabaseUrl?: string;
+  /** Set when KAFKA_BROKERS points at an existing Kafka; otherwise a local broker. */
+  externalKafkaBrokers?: string[];
+  /** The java binary for the local Kafka (JAVA_HOME/bin/java, or java on PATH). */
+  java: string;
+}
+
+const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
+  dev: { portal: 3000, gateway: 8080, bridge: 8090, postgres: 54320, kafka: 9092, kafkaController: 9093 },
+  test: { portal: 3100, gateway: 8180, bridge: 8190, postgres: 54330, kafka: 19092, kafkaController: 19093 },
+};
+
+const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
+  portal: "SLUICE_PORTAL_PORT",
+  gateway: "SLUICE_GATEWAY_PORT",
+  bridge: "SLUICE_BRIDGE_PORT",
+  postgres: "SLUICE_POSTGRES_PORT",
+  kafka: "SLUICE_KAFKA_PORT",
+  kafkaController: "SLUICE_KAFKA_CONTROLLER_PORT",
+};
+
+function parsePort(name: string, raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new StackError(`${name}=${raw} is not a port number (1-65535).`);
+  }
+  return port;
+}
+
+export function parseBrokers(raw: string): string[] {
+  const brokers = raw.split(",").map((b) => b.trim()).filter(Boolean);
+  if (brokers.length === 0) throw new StackError("KAFKA_BROKERS is empty. Use host:port[,host:port...].");
+  for (const b of brokers) {
+    if (!/^[^\s:]+:\d{1,5}$/.test(b) || parsePort("KAFKA_BROKERS", b.split(":").pop()!) === 0) {
+      throw new StackError(`KAFKA_BROKERS entry "${b}" is not host:port.`);
+    }
+  }
+  return brokers;
+}
+
+export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.env): StackConfig {
+  const ports = { ...DEFAULT_PORTS[profile] };
+  for (const [key, envName] of Object.entries(PORT_ENV) as [keyof typeof ports, string][]) {
+    const raw = env[envName];
+    if (raw) ports[key] = parsePort(envName, raw);
+  }
+  const dataDir = path.resolve(REPO_ROOT, env.SLUICE_DATA_DIR ?? path.join(".sluice", profile));
+  const javaHome = env.JAVA_HOME;
+  return {
+    profile,
+    repoRoot: REPO_ROOT,
+    dataDir,
+    cacheDir: path.join(REPO_ROOT, ".sluice", "cache"),
+    host: "127.0.0.1",
+    ports,
+    // The test profile always starts its own PostgreSQL and Kafka so tests are hermetic.
+    externalDatabaseUrl: profile === "dev" ? env.DATABASE_URL || undefined : undefined,
+    externalKafkaBrokers: profile === "dev" && env.KAFKA_BROKERS ? parseBrokers(env.KAFKA_BROKERS) : undefined,
+    java: env.SLUICE_JAVA ?? (javaHome ? path.join(javaHome, "bin", "java") : "java"),
+  };
+}
+
+export interface StackUrls {
+  portal: string;
+  gateway: string;
+  bridge: string;
+  databaseUrl: string;
+  kafkaBrokers: string[];
+}

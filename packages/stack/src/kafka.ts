@@ -1,0 +1,152 @@
+// Kafka for the stack: KAFKA_BROKERS when set, otherwise a single-node Apache Kafka
+// 4.1 in KRaft mode (broker and controller in one JVM) from Maven Central jars, with
+// its log under <dataDir>/kafka.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Kafka, logLevel } from "kafkajs";
+import type { StackConfig } from "./config.ts";
+import { StackError } from "./errors.ts";
+import { say } from "./log.ts";
+import type { Supervisor } from "./supervisor.ts";
+import { waitUntil } from "./wait.ts";
+
+export const KAFKA_VERSION = "4.1.1";
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+
+async function clusterAnswers(brokers: string[]): Promise<boolean> {
+  const admin = new Kafka({
+    clientId: "sluice-stack",
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 2000,
+    retry: { retries: 0 },
+  }).admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+export async function checkExternalKafka(brokers: string[]): Promise<void> {
+  try {
+    await clusterAnswers(brokers);
+  } catch (err) {
+    throw new StackError(
+      `Cannot reach Kafka at KAFKA_BROKERS=${brokers.join(",")}: ${(err as Error).message}. ` +
+        "Check the addresses and that the brokers run, or unset KAFKA_BROKERS to use the local Kafka.",
+    );
+  }
+}
+
+/** Copies Kafka's jars from Maven Central (through ~/.m2) into the shared cache, once. */
+async function ensureKafkaJars(config: StackConfig, supervisor: Supervisor): Promise<string> {
+  const libs = path.join(config.cacheDir, `kafka-${KAFKA_VERSION}`, "libs");
+  if (existsSync(path.join(libs, ".complete"))) return libs;
+  say(`fetching Apache Kafka ${KAFKA_VERSION} jars from Maven Central (once; cached in ~/.m2 and .sluice/cache)`);
+  const staging = `${libs}.partial`;
+  rmSync(staging, { recursive: true, force: true });
+  const code = await supervisor.run({
+    name: "kafka",
+    command: "mvn",
+    args: [
+      "-q", "-B",
+      "-f", path.join(config.repoRoot, "packages/stack/kafka/pom.xml"),
+      "dependency:copy-dependencies",
+      `-DoutputDirectory=${staging}`,
+      "-DincludeScope=runtime",
+    ],
+  });
+  if (code !== 0) {
+    throw new StackError(
+      code === 127
+        ? "Maven (mvn) is needed once to fetch Kafka's jars: install it (Debian: apt-get install -y maven), or set KAFKA_BROKERS to use an existing Kafka."
+        : "Fetching Kafka's jars with Maven failed; see the [kafka] lines above.",
+    );
+  }
+  writeFileSync(path.join(staging, ".complete"), `${KAFKA_VERSION}\n`);
+  rmSync(libs, { recursive: true, force: true });
+  mkdirSync(path.dirname(libs), { recursive: true });
+  renameSync(staging, libs);
+  return libs;
+}
+
+function serverProperties(config: StackConfig, logDir: string): string {
+  const { kafka, kafkaController } = config.ports;
+  const h = config.host;
+  return [
+    "# Written by the Sluice stack launcher at every start; edit packages/stack/src/kafka.ts instead.",
+    "process.roles=broker,controller",
+    "node.id=1",
+    `controller.quorum.voters=1@${h}:${kafkaController}`,
+    `listeners=PLAINTEXT://${h}:${kafka},CONTROLLER://${h}:${kafkaController}`,
+    `advertised.listeners=PLAINTEXT://${h}:${kafka}`,
+    "controller.listener.names=CONTROLLER",
+    "inter.broker.listener.name=PLAINTEXT",
+    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+    `log.dirs=${logDir}`,
+    "num.partitions=3",
+    // Topics are created on purpose (portal, tests), never by a typo in a subscription.
+    "auto.create.topics.enable=false",
+    "offsets.topic.replication.factor=1",
+    "transaction.state.log.replication.factor=1",
+    "transaction.state.log.min.isr=1",
+    "share.coordinator.state.topic.replication.factor=1",
+    "share.coordinator.state.topic.min.isr=1",
+    "group.initial.rebalance.delay.ms=0",
+    "log.retention.hours=168",
+    "",
+  ].join("\n");
+}
+
+/** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
+function newClusterId(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** Starts the local Kafka and returns its bootstrap addresses. */
+export async function startLocalKafka(config: StackConfig, supervisor: Supervisor): Promise<string[]> {
+  const libs = await ensureKafkaJars(config, supervisor);
+  const dir = path.join(config.dataDir, "kafka");
+  const logDir = path.join(dir, "data");
+  const propertiesFile = path.join(dir, "server.properties");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(propertiesFile, serverProperties(config, logDir));
+
+  const java = (mainClass: string, args: string[], heap: string) => ({
+    name: "kafka",
+    command: config.java,
+    args: [
+      `-Xmx${heap}`,
+      "-XX:+UseG1GC",
+      "-Djava.awt.headless=true",
+      // slf4j-simple: warnings and errors, plus the line that says the broker is up.
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
+      "-cp", path.join(libs, "*"),
+      mainClass,
+      ...args,
+    ],
+    cwd: dir,
+  });
+
+  if (!existsSync(path.join(logDir, "meta.properties"))) {
+    say(`formatting the local Kafka log in ${path.relative(config.repoRoot, logDir)}`);
+    const code = await supervisor.run(
+      java("kafka.tools.StorageTool", ["format", "-t", newClusterId(), "-c", propertiesFile], "256m"),
+    );
+    if (code !== 0) throw new StackError("Formatting the local Kafka storage failed; see the [kafka] lines above.");
+  }
+
+  const proc = supervisor.start({
+    ...java("kafka.Kafka", [propertiesFile], "1g"),
+    stopTimeoutMs: 30_000,
+  });
+  const brokers = [`${config.host}:${config.ports.kafka}`];
+  await waitUntil("Kafka", () => clusterAnswers(brokers), { timeoutMs: 120_000, proc, intervalMs: 500 });
+  return brokers;
+}

@@ -1,0 +1,50 @@
+// Starts the whole local stack in order: checks first (ports, Java, external
+// services), then PostgreSQL, Kafka and the builds in parallel, then migrations,
+// then the gateway, the bridge and the portal.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { migrateDatabase } from "@sluice/db/migrate";
+import type { StackConfig, StackUrls } from "./config.ts";
+import { StackError } from "./errors.ts";
+import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
+import { say } from "./log.ts";
+import { checkExternalPostgres, startEmbeddedPostgres } from "./postgres.ts";
+import { assertJava, assertPortsFree } from "./preflight.ts";
+import { buildGateway, buildPortal, serviceUrls, startServices } from "./services.ts";
+import type { Supervisor } from "./supervisor.ts";
+
+export function runDir(config: StackConfig): string {
+  return path.join(config.dataDir, "run");
+}
+
+/** Where a started stack describes itself, for the test runner and other tools. */
+export function stackFile(config: StackConfig): string {
+  return path.join(runDir(config), "stack.json");
+}
+
+export async function startStack(config: StackConfig, supervisor: Supervisor): Promise<StackUrls> {
+  await supervisor.reapLeftovers();
+  await assertPortsFree(config);
+  if (config.externalDatabaseUrl) await checkExternalPostgres(config.externalDatabaseUrl);
+  if (config.externalKafkaBrokers) await checkExternalKafka(config.externalKafkaBrokers);
+  else await assertJava(config);
+
+  const [databaseUrl, kafkaBrokers] = await Promise.all([
+    config.externalDatabaseUrl ?? startEmbeddedPostgres(config, supervisor),
+    config.externalKafkaBrokers ?? startLocalKafka(config, supervisor),
+    buildGateway(config, supervisor),
+    buildPortal(config, supervisor),
+  ]);
+
+  say("applying database migrations");
+  try {
+    await migrateDatabase({ url: databaseUrl });
+  } catch (err) {
+    throw new StackError(`Applying database migrations failed: ${(err as Error).message}`);
+  }
+
+  await startServices(config, supervisor, { databaseUrl, kafkaBrokers });
+  const urls: StackUrls = { ...serviceUrls(config), databaseUrl, kafkaBrokers };
+  writeFileSync(stackFile(config), JSON.stringify(urls, null, 2), { mode: 0o600 });
+  return urls;
+}

@@ -1,0 +1,188 @@
+// `./sluice test`: every test of every package, in order of cost. Unit tests first
+// (no servers), then a fresh test-profile stack started with the real start command,
+// then the integration and end-to-end suites against it, then a check that stopping
+// the stack leaves no process behind. Ends with one line: "N passed, N failed".
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT, loadConfig, type StackUrls } from "./config.ts";
+import { say } from "./log.ts";
+import { stackFile } from "./stack.ts";
+import { isAlive } from "./supervisor.ts";
+
+type Parser = (output: string) => { passed: number; failed: number };
+
+interface StepResult {
+  name: string;
+  passed: number;
+  failed: number;
+  exitCode: number | null;
+}
+
+const sum = (output: string, re: RegExp) => [...output.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
+
+/** node --test with the spec reporter (also when prefixed by turbo). */
+const nodeTestCounts: Parser = (out) => ({ passed: sum(out, /ℹ pass (\d+)/g), failed: sum(out, /ℹ fail (\d+)/g) });
+/** go test -v: every test and subtest line. */
+const goTestCounts: Parser = (out) => ({
+  passed: (out.match(/^\s*--- PASS: /gm) ?? []).length,
+  failed: (out.match(/^\s*--- FAIL: /gm) ?? []).length,
+});
+/** Playwright's list reporter summary. */
+const playwrightCounts: Parser = (out) => ({
+  passed: sum(out, /^\s*(\d+) passed/gm) + sum(out, /^\s*(\d+) flaky/gm),
+  failed: sum(out, /^\s*(\d+) failed/gm) + sum(out, /^\s*(\d+) timed out/gm),
+});
+/** A check with no count of its own (typecheck): one pass or one failure. */
+const exitCodeOnly: Parser = () => ({ passed: 0, failed: 0 });
+
+const results: StepResult[] = [];
+
+function runStep(
+  name: string,
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; parse: Parser },
+): Promise<StepResult> {
+  say(`── ${name}: ${command} ${args.join(" ")}`);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, FORCE_COLOR: "0", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const tee = (chunk: Buffer) => {
+      output += chunk.toString();
+      process.stdout.write(chunk);
+    };
+    child.stdout.on("data", tee);
+    child.stderr.on("data", tee);
+    child.on("error", (err) => (output += `\n${err.message}\n`));
+    child.on("close", (exitCode) => {
+      let { passed, failed } = options.parse(output);
+      // A suite that fails without a failing test (compile error, crash) still fails.
+      if (exitCode !== 0 && failed === 0) failed = 1;
+      if (exitCode === 0 && passed === 0) passed = 1;
+      const result = { name, passed, failed, exitCode };
+      results.push(result);
+      say(`── ${name}: ${passed} passed, ${failed} failed`);
+      resolve(result);
+    });
+  });
+}
+
+function record(name: string, ok: boolean, detail: string): void {
+  results.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, exitCode: ok ? 0 : 1 });
+  say(`── ${name}: ${ok ? "ok" : `FAILED: ${detail}`}`);
+}
+
+function hasGoIntegrationTests(dir: string): boolean {
+  const walk = (d: string): boolean =>
+    readdirSync(d, { withFileTypes: true }).some((e) =>
+      e.isDirectory()
+        ? walk(path.join(d, e.name))
+        : e.name.endsWith("_test.go") && readFileSync(path.join(d, e.name), "utf8").startsWith("//go:build integration"),
+    );
+  return walk(dir);
+}
+
+/** Pids of every process whose command line names a path inside dir. */
+export function processesUsing(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.includes(`${dir}/`)) found.push(pid);
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+interface RunningStack {
+  urls: StackUrls;
+  stop: () => Promise<{ exitCode: number | null; leftovers: number[] }>;
+}
+
+/** Starts `./sluice start --profile test` as a child and waits until it reports ready. */
+async function startTestStack(): Promise<RunningStack | undefined> {
+  const config = loadConfig("test");
+  // A fresh data dir every run: migrations are proven on an empty database.
+  rmSync(config.dataDir, { recursive: true, force: true });
+  say(`── starting the test stack (data in ${config.dataDir})`);
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "cli.ts"), "start", "--profile", "test"], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let done = false;
+  void exited.then(() => (done = true));
+  const deadline = Date.now() + 15 * 60_000;
+  while (!existsSync(stackFile(config))) {
+    if (done || Date.now() > deadline) {
+      child.kill("SIGINT");
+      await exited;
+      record("test stack starts", false, "the stack did not become ready; see its log above");
+      return undefined;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  record("test stack starts", true, "");
+  const urls: StackUrls = JSON.parse(readFileSync(stackFile(config), "utf8"));
+  return {
+    urls,
+    stop: async () => {
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+      const exitCode = await exited;
+      clearTimeout(timer);
+      const pids: { pid: number }[] = JSON.parse(readFileSync(path.join(config.dataDir, "run", "pids.json"), "utf8"));
+      const leftovers = [...pids.map((p) => p.pid).filter(isAlive), ...processesUsing(config.dataDir)];
+      return { exitCode, leftovers };
+    },
+  };
+}
+
+export async function runAllTests(): Promise<number> {
+  const started = Date.now();
+  const bin = (name: string) => path.join(REPO_ROOT, "node_modules/.bin", name);
+  const gatewayDir = path.join(REPO_ROOT, "apps/gateway");
+  const goEnv = { GOTOOLCHAIN: "local" };
+
+  await runStep("typecheck", bin("turbo"), ["run", "typecheck", "--output-logs=errors-only"], { parse: exitCodeOnly });
+  await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
+  await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
+
+  const stack = await startTestStack();
+  if (stack) {
+    const env = {
+      DATABASE_URL: stack.urls.databaseUrl,
+      KAFKA_BROKERS: stack.urls.kafkaBrokers.join(","),
+      SLUICE_PORTAL_URL: stack.urls.portal,
+      SLUICE_GATEWAY_URL: stack.urls.gateway,
+      SLUICE_BRIDGE_URL: stack.urls.bridge,
+    };
+    await runStep("integration tests (TypeScript)", bin("turbo"), ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"], { env, parse: nodeTestCounts });
+    if (hasGoIntegrationTests(gatewayDir)) {
+      await runStep("integration tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "-tags", "integration", "./..."], { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts });
+    }
+    await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
+
+    say("── stopping the test stack (SIGINT)");
+    const { exitCode, leftovers } = await stack.stop();
+    record("test stack stops on SIGINT", exitCode === 130, `exit code ${exitCode}, want 130`);
+    record("no process left behind after stop", leftovers.length === 0, `still running: ${leftovers.join(", ")}`);
+  }
+
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  say("");
+  say(`summary (${Math.round((Date.now() - started) / 1000)}s):`);
+  for (const r of results) say(`  ${r.failed ? "FAIL" : "ok  "}  ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+  process.stdout.write(`\nsluice: ${passed} passed, ${failed} failed\n`);
+  return failed === 0 ? 0 : 1;
+}

@@ -1,0 +1,176 @@
+// The start command as a user meets it: clear one-line errors for what they can fix,
+// a stack that comes up healthy, stops on Ctrl-C without leaving a process behind,
+// keeps its data across restarts, and cleans up after a launcher killed with SIGKILL.
+// Runs the real CLI on its own ports and data dir, beside the test-runner's stack.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { Kafka, logLevel } from "kafkajs";
+import pg from "pg";
+import { REPO_ROOT, type StackUrls } from "../src/config.ts";
+import { isAlive } from "../src/supervisor.ts";
+import { processesUsing } from "../src/test-runner.ts";
+
+const CLI = path.join(REPO_ROOT, "packages/stack/src/cli.ts");
+const DATA_DIR = path.join(REPO_ROOT, ".sluice/test-lifecycle");
+const PORTS = {
+  SLUICE_PORTAL_PORT: "3200",
+  SLUICE_GATEWAY_PORT: "8280",
+  SLUICE_BRIDGE_PORT: "8290",
+  SLUICE_POSTGRES_PORT: "54340",
+  SLUICE_KAFKA_PORT: "29092",
+  SLUICE_KAFKA_CONTROLLER_PORT: "29093",
+};
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startCli(profile: "dev" | "test", env: NodeJS.ProcessEnv = {}): Run {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...PORTS, SLUICE_DATA_DIR: DATA_DIR, ...env };
+  // The runner's stack exports these; a test decides for itself whether they are set.
+  if (!("DATABASE_URL" in env)) delete childEnv.DATABASE_URL;
+  if (!("KAFKA_BROKERS" in env)) delete childEnv.KAFKA_BROKERS;
+  const child = spawn(process.execPath, ["--import", "tsx", CLI, "start", "--profile", profile], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function expectCleanFailure(run: Run, expected: RegExp): Promise<string> {
+  const code = await run.exited;
+  const out = run.output();
+  assert.equal(code, 1, `exit code; output:\n${out}`);
+  assert.match(out, expected);
+  assert.doesNotMatch(out, /^\s+at .+:\d+:\d+\)?$/m, "a clear message, not a stack trace");
+  return out;
+}
+
+async function waitReady(run: Run): Promise<StackUrls> {
+  const file = path.join(DATA_DIR, "run/stack.json");
+  let exited = false;
+  void run.exited.then(() => (exited = true));
+  const deadline = Date.now() + 10 * 60_000;
+  while (!exited && Date.now() < deadline) {
+    // stack.json is removed before each start below, so its presence means this run is ready.
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.fail(`the stack did not become ready:\n${run.output()}`);
+}
+
+function trackedPids(): number[] {
+  return JSON.parse(readFileSync(path.join(DATA_DIR, "run/pids.json"), "utf8")).map((r: { pid: number }) => r.pid);
+}
+
+async function assertNothingLeft(pids: number[]): Promise<void> {
+  const alive = pids.filter(isAlive);
+  const using = processesUsing(DATA_DIR);
+  assert.deepEqual([...alive, ...using], [], "processes left running after the stack stopped");
+}
+
+async function stopWithCtrlC(run: Run): Promise<void> {
+  const pids = trackedPids();
+  assert.ok(pids.length >= 5, `expected postgres, kafka, gateway, bridge and portal pids, got ${pids}`);
+  run.child.kill("SIGINT");
+  assert.equal(await run.exited, 130, run.output());
+  await assertNothingLeft(pids);
+}
+
+async function healthy(urls: StackUrls): Promise<void> {
+  for (const url of [`${urls.portal}/api/healthz`, `${urls.gateway}/healthz`, `${urls.bridge}/healthz`]) {
+    const res = await fetch(url);
+    assert.equal(res.status, 200, url);
+  }
+}
+
+const kafkaAdmin = (brokers: string[]) => new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+
+describe("./sluice start", { concurrency: false }, () => {
+  rmSync(DATA_DIR, { recursive: true, force: true });
+  after(() => rmSync(DATA_DIR, { recursive: true, force: true }));
+
+  test("a busy port gives one clear message and starts nothing", async () => {
+    const blocker = net.createServer().listen(Number(PORTS.SLUICE_PORTAL_PORT), "127.0.0.1");
+    await new Promise((r) => blocker.once("listening", r));
+    try {
+      await expectCleanFailure(
+        startCli("test"),
+        /port 3200 \(the portal; set SLUICE_PORTAL_PORT to use another\) is already in use/,
+      );
+      assert.equal(existsSync(path.join(DATA_DIR, "postgres")), false, "nothing should have started");
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test("an unreachable DATABASE_URL gives one clear message without the password", async () => {
+    const out = await expectCleanFailure(
+      startCli("dev", { DATABASE_URL: "postgres://app:s3cret-pw@127.0.0.1:1/sluice" }),
+      /Cannot reach DATABASE_URL \(postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/sluice\)/,
+    );
+    assert.doesNotMatch(out, /s3cret-pw/);
+  });
+
+  test("an unreachable KAFKA_BROKERS gives one clear message", async () => {
+    await expectCleanFailure(startCli("dev", { KAFKA_BROKERS: "127.0.0.1:1" }), /Cannot reach Kafka at KAFKA_BROKERS=127\.0\.0\.1:1/);
+  });
+
+  test("a missing Java gives one clear message", async () => {
+    await expectCleanFailure(startCli("test", { SLUICE_JAVA: "/nonexistent/java" }), /Java not found .*Java 17 or newer/);
+  });
+
+  test("starts healthy, stops on Ctrl-C with nothing left, and keeps its data across restarts", async () => {
+    const stackJson = path.join(DATA_DIR, "run/stack.json");
+
+    const first = startCli("test");
+    const urls = await waitReady(first);
+    await healthy(urls);
+    const db = new pg.Client({ connectionString: urls.databaseUrl });
+    await db.connect();
+    await db.query("insert into users (email, role) values ('restart-marker@example.com', 'admin')");
+    await db.end();
+    const admin = kafkaAdmin(urls.kafkaBrokers);
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: "restart-marker", numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    await stopWithCtrlC(first);
+
+    rmSync(stackJson, { force: true });
+    const second = startCli("test");
+    const urls2 = await waitReady(second);
+    await healthy(urls2);
+    const db2 = new pg.Client({ connectionString: urls2.databaseUrl });
+    await db2.connect();
+    const { rowCount } = await db2.query("select 1 from users where email = 'restart-marker@example.com'");
+    await db2.end();
+    assert.equal(rowCount, 1, "the PostgreSQL data survived the restart");
+    const admin2 = kafkaAdmin(urls2.kafkaBrokers);
+    await admin2.connect();
+    assert.ok((await admin2.listTopics()).includes("restart-marker"), "the Kafka data survived the restart");
+    await admin2.disconnect();
+
+    // A launcher killed outright cannot stop its children; the next start must.
+    const orphans = trackedPids();
+    second.child.kill("SIGKILL");
+    await second.exited;
+    assert.ok(orphans.some(isAlive), "children outlive a SIGKILLed launcher (else this test proves nothing)");
+    rmSync(stackJson, { force: true });
+    const third = startCli("test");
+    await healthy(await waitReady(third));
+    assert.deepEqual(orphans.filter(isAlive), [], "the next start stopped what the killed launcher left");
+    assert.match(third.output(), /left running by an earlier start/);
+    await stopWithCtrlC(third);
+  });
+});
