@@ -1,0 +1,332 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+const shardCount = 64
+
+// Config tunes the hub.
+type Config struct {
+	// CacheSize is how many recent frames each endpoint with subscribers keeps to
+	// serve resumes without reading Kafka.
+	CacheSize int
+	// MaxPending bounds the live frames held for a subscription while it catches up.
+	MaxPending int
+	// Linger keeps a topic's consumer running this long after its last subscriber
+	// left, so a reconnecting client does not restart it.
+	Linger time.Duration
+	// Resolve says how to deliver a concrete endpoint: its payload format and
+	// whether it is still subscribable. It is asked again when the catalog changes.
+	Resolve func(p protocol.Path) (format string, ok bool)
+	Logger  *slog.Logger
+}
+
+// Hub is one node's routing table from Kafka records to subscriptions.
+type Hub struct {
+	cfg     Config
+	backend Backend
+	seed    maphash.Seed
+	shards  [shardCount]shard
+
+	topicsMu sync.Mutex
+	topics   map[string]*topicState
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	stats  Stats
+}
+
+// Stats are counters for metrics.
+type Stats struct {
+	Records       atomic.Int64 // records read by live consumers
+	Frames        atomic.Int64 // records that had subscribers (frames built)
+	Subscriptions atomic.Int64 // open subscriptions
+	CatchUps      atomic.Int64 // subscriptions served by a catch-up read from Kafka
+	CacheHits     atomic.Int64 // subscriptions resumed from the endpoint cache
+}
+
+type shard struct {
+	mu        sync.RWMutex
+	endpoints map[endpointKey]*endpointState
+}
+
+type endpointKey struct{ topic, key string }
+
+type topicState struct {
+	name    string
+	meta    TopicMeta
+	stop    func()
+	started chan struct{}
+	// next[p] is the offset the live consumer delivers next; set before a record
+	// is dispatched (see register for why).
+	next  []atomic.Int64
+	refs  int
+	timer *time.Timer
+}
+
+// endpointState is one concrete endpoint (topic + key) that has subscribers.
+type endpointState struct {
+	key       endpointKey
+	path      string
+	topic     *topicState
+	partition int32
+
+	mu     sync.Mutex // guards everything below
+	format string
+	subs   []*Subscription
+	// cache holds the newest frames; it is complete from coveredFrom on: every
+	// record of this key on partition with offset >= coveredFrom is in it or was
+	// evicted (which raises coveredFrom).
+	cache       []*Frame
+	cacheStart  int
+	coveredFrom int64
+	// idleSince is when the last subscriber left (zero while there are some).
+	idleSince time.Time
+}
+
+// New builds a hub; Close stops its consumers.
+func New(backend Backend, cfg Config) *Hub {
+	if cfg.CacheSize <= 0 {
+		cfg.CacheSize = 16
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = 4096
+	}
+	if cfg.Linger <= 0 {
+		cfg.Linger = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Hub{cfg: cfg, backend: backend, seed: maphash.MakeSeed(), topics: map[string]*topicState{}, ctx: ctx, cancel: cancel}
+	for i := range h.shards {
+		h.shards[i].endpoints = map[endpointKey]*endpointState{}
+	}
+	go h.janitor()
+	return h
+}
+
+// janitor drops endpoint states that have had no subscriber for the linger,
+// releasing their topic (whose consumer then stops after its own linger).
+func (h *Hub) janitor() {
+	tick := time.NewTicker(max(h.cfg.Linger/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case now := <-tick.C:
+			h.dropIdle(now)
+		}
+	}
+}
+
+func (h *Hub) dropIdle(now time.Time) {
+	var released []*topicState
+	for i := range h.shards {
+		sh := &h.shards[i]
+		sh.mu.Lock()
+		for k, ep := range sh.endpoints {
+			ep.mu.Lock()
+			if len(ep.subs) == 0 && !ep.idleSince.IsZero() && now.Sub(ep.idleSince) >= h.cfg.Linger {
+				delete(sh.endpoints, k)
+				released = append(released, ep.topic)
+			}
+			ep.mu.Unlock()
+		}
+		sh.mu.Unlock()
+	}
+	for _, t := range released {
+		h.releaseTopic(t)
+	}
+}
+
+// Stats exposes the hub's counters.
+func (h *Hub) Stats() *Stats { return &h.stats }
+
+// Close stops every consumer and catch-up read.
+func (h *Hub) Close() {
+	h.cancel()
+	h.topicsMu.Lock()
+	defer h.topicsMu.Unlock()
+	for name, t := range h.topics {
+		if t.timer != nil {
+			t.timer.Stop()
+		}
+		if t.stop != nil {
+			t.stop()
+		}
+		delete(h.topics, name)
+	}
+}
+
+func (h *Hub) shardFor(topic string, key []byte) *shard {
+	var mh maphash.Hash
+	mh.SetSeed(h.seed)
+	_, _ = mh.WriteString(topic)
+	_ = mh.WriteByte(0)
+	_, _ = mh.Write(key)
+	return &h.shards[mh.Sum64()%shardCount]
+}
+
+// acquireTopic returns the topic's state with its live consumer started, taking a
+// reference the caller must release.
+func (h *Hub) acquireTopic(ctx context.Context, topic string) (*topicState, error) {
+	h.topicsMu.Lock()
+	t := h.topics[topic]
+	if t == nil {
+		meta, err := h.backend.Meta(ctx, topic)
+		if err != nil {
+			h.topicsMu.Unlock()
+			return nil, err
+		}
+		t = &topicState{name: topic, meta: meta, started: make(chan struct{}), next: make([]atomic.Int64, meta.Partitions)}
+		h.topics[topic] = t
+		t.stop = h.backend.Consume(topic, func(next map[int32]int64) {
+			for p, off := range next {
+				if int(p) < len(t.next) {
+					t.next[p].Store(off)
+				}
+			}
+			close(t.started)
+		}, func(r Record) { h.dispatch(t, r) })
+	}
+	t.refs++
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	h.topicsMu.Unlock()
+
+	select {
+	case <-t.started:
+		return t, nil
+	case <-ctx.Done():
+		h.releaseTopic(t)
+		return nil, ctx.Err()
+	}
+}
+
+func (h *Hub) releaseTopic(t *topicState) {
+	h.topicsMu.Lock()
+	defer h.topicsMu.Unlock()
+	t.refs--
+	if t.refs > 0 {
+		return
+	}
+	t.timer = time.AfterFunc(h.cfg.Linger, func() {
+		h.topicsMu.Lock()
+		defer h.topicsMu.Unlock()
+		if t.refs == 0 && h.topics[t.name] == t {
+			delete(h.topics, t.name)
+			t.stop()
+		}
+	})
+}
+
+// dispatch routes one live record. It runs on the topic's consumer goroutine.
+func (h *Hub) dispatch(t *topicState, r Record) {
+	h.stats.Records.Add(1)
+	if int(r.Partition) < len(t.next) {
+		t.next[r.Partition].Store(r.Offset + 1)
+	}
+	sh := h.shardFor(t.name, r.Key)
+	sh.mu.RLock()
+	ep := sh.endpoints[endpointKey{t.name, string(r.Key)}]
+	sh.mu.RUnlock()
+	if ep == nil {
+		return
+	}
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	f := ep.newFrame(r)
+	h.stats.Frames.Add(1)
+	if r.Partition == ep.partition {
+		ep.addToCache(f, h.cfg.CacheSize)
+	}
+	for _, s := range ep.subs {
+		s.deliverLive(f)
+	}
+}
+
+func (ep *endpointState) newFrame(r Record) *Frame {
+	return &Frame{Msg: protocol.Message{
+		Endpoint:  ep.path,
+		Epoch:     ep.topic.meta.Epoch,
+		Partition: r.Partition,
+		Seq:       r.Offset,
+		TS:        r.TS,
+		Data:      r.Value,
+		Encoding:  protocol.EncodingFor(ep.format, r.Value),
+	}}
+}
+
+func (ep *endpointState) addToCache(f *Frame, size int) {
+	if len(ep.cache) < size {
+		ep.cache = append(ep.cache, f)
+		return
+	}
+	evicted := ep.cache[ep.cacheStart]
+	ep.cache[ep.cacheStart] = f
+	ep.cacheStart = (ep.cacheStart + 1) % len(ep.cache)
+	ep.coveredFrom = evicted.Msg.Seq + 1
+}
+
+// cachedFrom returns the cached frames with offset >= from, oldest first, and
+// whether the cache is complete from that offset.
+func (ep *endpointState) cachedFrom(from int64) ([]*Frame, bool) {
+	if from < ep.coveredFrom {
+		return nil, false
+	}
+	var out []*Frame
+	for i := range ep.cache {
+		f := ep.cache[(ep.cacheStart+i)%len(ep.cache)]
+		if f.Msg.Seq >= from {
+			out = append(out, f)
+		}
+	}
+	return out, true
+}
+
+// EndpointsChanged re-resolves every endpoint of topic with subscribers after a
+// catalog change, ending the subscriptions of endpoints that are gone.
+func (h *Hub) EndpointsChanged(topic string) {
+	var affected []*endpointState
+	for i := range h.shards {
+		sh := &h.shards[i]
+		sh.mu.RLock()
+		for k, ep := range sh.endpoints {
+			if k.topic == topic {
+				affected = append(affected, ep)
+			}
+		}
+		sh.mu.RUnlock()
+	}
+	for _, ep := range affected {
+		format, ok := h.cfg.Resolve(protocol.Path{Topic: ep.key.topic, Key: ep.key.key})
+		ep.mu.Lock()
+		if ok {
+			ep.format = format
+			ep.mu.Unlock()
+			continue
+		}
+		subs := append([]*Subscription(nil), ep.subs...)
+		ep.mu.Unlock()
+		for _, s := range subs {
+			s.end(protocol.CodeNotFound, "endpoint removed")
+		}
+	}
+}
+
+// ErrClosed is returned for work on a hub that is shutting down.
+var ErrClosed = errors.New("hub closed")

@@ -1,0 +1,265 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// recorder is a Sink that keeps everything it is given.
+type recorder struct {
+	mu     sync.Mutex
+	frames []*Frame
+	gaps   []protocol.Gap
+	ended  []protocol.Code
+}
+
+func (r *recorder) Deliver(f *Frame) { r.mu.Lock(); r.frames = append(r.frames, f); r.mu.Unlock() }
+func (r *recorder) Gap(g protocol.Gap) { r.mu.Lock(); r.gaps = append(r.gaps, g); r.mu.Unlock() }
+func (r *recorder) Ended(_ *Subscription, c protocol.Code, _ string) {
+	r.mu.Lock()
+	r.ended = append(r.ended, c)
+	r.mu.Unlock()
+}
+
+func (r *recorder) values() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, len(r.frames))
+	for i, f := range r.frames {
+		out[i] = string(f.Msg.Data)
+	}
+	return out
+}
+
+func (r *recorder) waitFor(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if v := r.values(); len(v) >= n {
+			return v
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("got %d frames, want %d: %v", len(r.values()), n, r.values())
+	return nil
+}
+
+func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
+	b := newMemBackend()
+	b.createTopic("prices", "epoch-1", 3)
+	h := New(b, Config{
+		CacheSize: cache,
+		Linger:    time.Hour,
+		Resolve:   func(protocol.Path) (string, bool) { return "json", true },
+	})
+	t.Cleanup(h.Close)
+	return h, b
+}
+
+func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
+	t.Helper()
+	r := &recorder{}
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r
+}
+
+func seqList(n, from int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(from + i)
+	}
+	return out
+}
+
+func equal(a, b []string) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func TestLiveDeliveryRoutesByKeyAndSharesFrames(t *testing.T) {
+	h, b := newTestHub(t, 4)
+	_, r1 := sub(t, h, "AAPL", protocol.From{})
+	_, r2 := sub(t, h, "AAPL", protocol.From{})
+	_, rOther := sub(t, h, "MSFT", protocol.From{})
+	for i := range 5 {
+		b.produce("prices", "AAPL", strconv.Itoa(i))
+		b.produce("prices", "IBM", "x") // nobody subscribes to IBM
+	}
+	if got := r1.waitFor(t, 5); !equal(got, seqList(5, 0)) {
+		t.Fatalf("r1 = %v", got)
+	}
+	r2.waitFor(t, 5)
+	for i := range 5 {
+		if r1.frames[i] != r2.frames[i] {
+			t.Fatal("subscribers of one endpoint must share one frame per record")
+		}
+	}
+	if len(rOther.values()) != 0 {
+		t.Fatalf("MSFT subscriber got %v", rOther.values())
+	}
+	if f := r1.frames[0]; string(f.WS()) == "" || f.Msg.Endpoint != "/prices/AAPL" || f.Msg.Epoch != "epoch-1" {
+		t.Fatalf("frame %+v", f.Msg)
+	}
+}
+
+func TestResumeFromCacheIsExactAndThenLive(t *testing.T) {
+	h, b := newTestHub(t, 16)
+	s1, r1 := sub(t, h, "AAPL", protocol.From{})
+	for i := range 6 {
+		b.produce("prices", "AAPL", strconv.Itoa(i))
+	}
+	got := r1.waitFor(t, 6)
+	last := r1.frames[2].Msg // the client saw 0,1,2 then dropped
+	s1.Close()
+	_ = got
+	s2, r2 := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: last.Epoch, Partition: last.Partition, Seq: last.Seq})
+	b.produce("prices", "AAPL", "6")
+	if got := r2.waitFor(t, 4); !equal(got, seqList(4, 3)) {
+		t.Fatalf("resume got %v, want 3..6", got)
+	}
+	if h.Stats().CacheHits.Load() != 1 || h.Stats().CatchUps.Load() != 0 {
+		t.Fatalf("want a cache hit, stats %d hits %d catch-ups", h.Stats().CacheHits.Load(), h.Stats().CatchUps.Load())
+	}
+	s2.Close()
+}
+
+func TestResumeBeyondCacheReadsKafkaWithoutLossOrDuplicate(t *testing.T) {
+	h, b := newTestHub(t, 2)
+	var p int32
+	var offs []int64
+	for i := range 10 {
+		var off int64
+		p, off = b.produce("prices", "AAPL", strconv.Itoa(i))
+		offs = append(offs, off)
+		b.produce("prices", "MSFT", "noise")
+	}
+	// Keep producing while the catch-up runs, to exercise the hand-over.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 10; i < 60; i++ {
+			b.produce("prices", "AAPL", strconv.Itoa(i))
+		}
+	}()
+	_, r := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-1", Partition: p, Seq: offs[2]})
+	<-done
+	got := r.waitFor(t, 57)
+	if !equal(got, seqList(57, 3)) {
+		t.Fatalf("got %v", got)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := len(r.values()); n != 57 {
+		t.Fatalf("duplicates: %d frames", n)
+	}
+}
+
+func TestEarliestAndTime(t *testing.T) {
+	h, b := newTestHub(t, 4)
+	b.produce("prices", "AAPL", "0")
+	time.Sleep(5 * time.Millisecond)
+	mark := time.Now().UnixMilli()
+	time.Sleep(5 * time.Millisecond)
+	b.produce("prices", "AAPL", "1")
+	_, all := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromEarliest})
+	_, since := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromTime, Time: mark})
+	if got := all.waitFor(t, 2); !equal(got, []string{"0", "1"}) {
+		t.Fatalf("earliest got %v", got)
+	}
+	if got := since.waitFor(t, 1); !equal(got, []string{"1"}) {
+		t.Fatalf("time got %v", got)
+	}
+}
+
+func TestRetentionAndEpochGapsAreReported(t *testing.T) {
+	h, b := newTestHub(t, 1)
+	var p int32
+	for i := range 5 {
+		p, _ = b.produce("prices", "AAPL", strconv.Itoa(i))
+	}
+	b.truncate("prices", p, 3)
+	_, r := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-1", Partition: p, Seq: 0})
+	if got := r.waitFor(t, 2); !equal(got, []string{"3", "4"}) {
+		t.Fatalf("got %v", got)
+	}
+	if len(r.gaps) != 1 || r.gaps[0].FromSeq != 1 || r.gaps[0].ToSeq != 3 || r.gaps[0].Reason != "retention" {
+		t.Fatalf("gaps %+v", r.gaps)
+	}
+
+	_, r2 := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: "old-epoch", Partition: p, Seq: 1})
+	if got := r2.waitFor(t, 2); !equal(got, []string{"3", "4"}) {
+		t.Fatalf("after epoch change got %v", got)
+	}
+	if len(r2.gaps) != 1 || r2.gaps[0].Reason != "epoch" {
+		t.Fatalf("gaps %+v", r2.gaps)
+	}
+}
+
+func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
+	b := newMemBackend()
+	b.createTopic("prices", "e", 1)
+	var mu sync.Mutex
+	allowed := true
+	h := New(b, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return "json", allowed
+	}})
+	defer h.Close()
+	r := &recorder{}
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, r); err != nil {
+		t.Fatal(err)
+	}
+	h.EndpointsChanged("prices")
+	if len(r.ended) != 0 {
+		t.Fatal("an unchanged endpoint must keep its subscriptions")
+	}
+	mu.Lock()
+	allowed = false
+	mu.Unlock()
+	h.EndpointsChanged("prices")
+	if len(r.ended) != 1 || r.ended[0] != protocol.CodeNotFound {
+		t.Fatalf("ended %v", r.ended)
+	}
+	if h.Stats().Subscriptions.Load() != 0 {
+		t.Fatal("subscription still counted")
+	}
+	b.produce("prices", "A", "late")
+	time.Sleep(20 * time.Millisecond)
+	if len(r.values()) != 0 {
+		t.Fatal("ended subscription still receives")
+	}
+}
+
+func TestUnknownTopic(t *testing.T) {
+	h, _ := newTestHub(t, 1)
+	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, "json", protocol.From{}, &recorder{})
+	if err != ErrTopicNotFound {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestIdleEndpointsAndTopicsAreReleased(t *testing.T) {
+	b := newMemBackend()
+	b.createTopic("prices", "e", 1)
+	h := New(b, Config{Linger: 20 * time.Millisecond, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	defer h.Close()
+	s, _ := sub(t, h, "A", protocol.From{})
+	s.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		h.topicsMu.Lock()
+		n := len(h.topics)
+		h.topicsMu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("topic consumer still running after the linger")
+}

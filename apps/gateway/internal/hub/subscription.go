@@ -1,0 +1,307 @@
+package hub
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// Subscription is one sink's subscription to one concrete endpoint.
+type Subscription struct {
+	hub  *Hub
+	ep   *endpointState
+	sink Sink
+
+	// Path is the canonical endpoint path; Epoch and Partition say where its
+	// messages live (PROTOCOL.md, "Subscribing").
+	Path      string
+	Epoch     string
+	Partition int32
+
+	// mu guards the fields below. Held while calling the sink.
+	mu      sync.Mutex
+	live    bool
+	closed  bool
+	lastSeq int64 // highest offset delivered on Partition; -1 before the first
+	pending []*Frame
+	// overflow is set when pending hit MaxPending during a catch-up: the
+	// catch-up then reads Kafka further instead of trusting pending.
+	overflow bool
+	cancel   context.CancelFunc
+}
+
+// Subscribe registers sink for the concrete endpoint p (already authorised by the
+// caller) starting at from, and returns once the subscription is registered;
+// catch-up reads continue in the background. format is the endpoint's payload format.
+func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, from protocol.From, sink Sink) (*Subscription, error) {
+	if h.ctx.Err() != nil {
+		return nil, ErrClosed
+	}
+	t, err := h.acquireTopic(ctx, p.Topic)
+	if err != nil {
+		return nil, err
+	}
+	key := []byte(p.Key)
+	s := &Subscription{
+		hub:       h,
+		sink:      sink,
+		Path:      p.String(),
+		Epoch:     t.meta.Epoch,
+		Partition: h.backend.PartitionFor(key, t.meta.Partitions),
+		lastSeq:   -1,
+	}
+
+	sh := h.shardFor(p.Topic, key)
+	sh.mu.Lock()
+	ep := sh.endpoints[endpointKey{p.Topic, p.Key}]
+	// An endpoint state holds one topic reference for as long as it is in the
+	// map; when it already exists, ours is returned below.
+	extraRef := ep != nil
+	if ep == nil {
+		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, partition: s.Partition, format: format}
+		// Every record at or after the consumer's next offset will reach this
+		// endpoint: dispatch stores next before it looks endpoints up.
+		ep.coveredFrom = t.next[s.Partition].Load()
+		sh.endpoints[ep.key] = ep
+	}
+	s.ep = ep
+	ep.mu.Lock()
+	sh.mu.Unlock()
+	h.stats.Subscriptions.Add(1)
+	h.attach(s, from)
+	ep.mu.Unlock()
+	if extraRef {
+		h.releaseTopic(t) // only now: topicsMu comes before the shard and endpoint locks
+	}
+	return s, nil
+}
+
+// attach adds s to its endpoint, called with ep.mu held. A subscription from the
+// live end, or a resume the cache can serve, is live at once; the cache hand-over
+// happens under ep.mu, so no live record slips in between. Anything else starts a
+// catch-up read.
+func (h *Hub) attach(s *Subscription, from protocol.From) {
+	ep := s.ep
+	ep.subs = append(ep.subs, s)
+	ep.idleSince = time.Time{}
+	if from.Kind == protocol.FromLatest {
+		s.live = true
+		return
+	}
+	if from.Kind == protocol.FromPosition && from.Epoch == s.Epoch && from.Partition == s.Partition {
+		if frames, ok := ep.cachedFrom(from.Seq + 1); ok {
+			h.stats.CacheHits.Add(1)
+			s.mu.Lock()
+			s.lastSeq = from.Seq
+			for _, f := range frames {
+				s.deliverLocked(f)
+			}
+			s.live = true
+			s.mu.Unlock()
+			return
+		}
+	}
+	cctx, cancel := context.WithCancel(h.ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	h.stats.CatchUps.Add(1)
+	go s.catchUp(cctx, from)
+}
+
+// deliverLive is called by dispatch with ep.mu held.
+func (s *Subscription) deliverLive(f *Frame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if !s.live {
+		if len(s.pending) >= s.hub.cfg.MaxPending {
+			s.overflow = true
+			s.pending = s.pending[:0]
+			return
+		}
+		s.pending = append(s.pending, f)
+		return
+	}
+	s.deliverLocked(f)
+}
+
+// deliverLocked delivers f unless it was already delivered (a catch-up and the live
+// stream overlap; offsets tell which records a subscriber has seen).
+func (s *Subscription) deliverLocked(f *Frame) {
+	if f.Msg.Partition == s.Partition {
+		if f.Msg.Seq <= s.lastSeq {
+			return
+		}
+		s.lastSeq = f.Msg.Seq
+	}
+	s.sink.Deliver(f)
+}
+
+// catchUp reads Kafka from the requested start up to the live stream, then
+// switches the subscription to live delivery.
+func (s *Subscription) catchUp(ctx context.Context, from protocol.From) {
+	t := s.ep.topic
+	next, err := s.startOffset(ctx, from)
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if err == nil {
+			err = s.readUpToEnd(ctx, t.name, &next)
+		}
+		if err == nil {
+			s.mu.Lock()
+			if !s.overflow {
+				pending := s.pending
+				s.pending = nil
+				for _, f := range pending {
+					s.deliverLocked(f)
+				}
+				s.live = true
+				s.mu.Unlock()
+				return
+			}
+			// Live frames were dropped while we read: read Kafka further.
+			s.pending, s.overflow = nil, false
+			s.mu.Unlock()
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		s.hub.cfg.Logger.Warn("catch-up read failed; retrying", "endpoint", s.Path, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+		if next < 0 {
+			next, err = s.startOffset(ctx, from)
+		} else {
+			err = nil
+		}
+	}
+}
+
+// startOffset turns from into the first offset to read, reporting gaps for a
+// position Kafka no longer holds or a topic that was recreated. -1 on error.
+func (s *Subscription) startOffset(ctx context.Context, from protocol.From) (int64, error) {
+	b, topic := s.hub.backend, s.ep.topic.name
+	start, end, err := b.Offsets(ctx, topic, s.Partition)
+	if err != nil {
+		return -1, err
+	}
+	switch from.Kind {
+	case protocol.FromEarliest:
+		return start, nil
+	case protocol.FromTime:
+		return b.OffsetAfter(ctx, topic, s.Partition, from.Time)
+	case protocol.FromPosition:
+		if from.Epoch != s.Epoch || from.Partition != s.Partition {
+			s.gap(0, 0, "epoch")
+			return start, nil
+		}
+		want := from.Seq + 1
+		s.mu.Lock()
+		s.lastSeq = from.Seq
+		s.mu.Unlock()
+		if want < start {
+			s.gap(want, start, "retention")
+			return start, nil
+		}
+		return min(want, end), nil
+	}
+	return end, nil
+}
+
+func (s *Subscription) readUpToEnd(ctx context.Context, topic string, next *int64) error {
+	_, end, err := s.hub.backend.Offsets(ctx, topic, s.Partition)
+	if err != nil {
+		return err
+	}
+	if *next >= end {
+		return nil
+	}
+	key := s.ep.key.key
+	err = s.hub.backend.Read(ctx, topic, s.Partition, *next, end, func(r Record) bool {
+		*next = r.Offset + 1
+		if string(r.Key) != key {
+			return true
+		}
+		s.ep.mu.Lock()
+		f := s.ep.newFrame(r)
+		s.ep.mu.Unlock()
+		s.mu.Lock()
+		closed := s.closed
+		if !closed {
+			s.deliverLocked(f)
+		}
+		s.mu.Unlock()
+		return !closed
+	})
+	if err == nil {
+		*next = end
+	}
+	return err
+}
+
+func (s *Subscription) gap(from, to int64, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.sink.Gap(protocol.Gap{Type: "gap", Endpoint: s.Path, Epoch: s.Epoch, Partition: s.Partition, FromSeq: from, ToSeq: to, Reason: reason})
+	}
+}
+
+// Close ends the subscription (unsubscribe or the sink went away). Idempotent.
+func (s *Subscription) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.pending = nil
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.hub.remove(s)
+}
+
+// end closes the subscription and tells the sink why.
+func (s *Subscription) end(code protocol.Code, reason string) {
+	s.mu.Lock()
+	wasClosed := s.closed
+	s.mu.Unlock()
+	if wasClosed {
+		return
+	}
+	s.Close()
+	s.sink.Ended(s, code, reason)
+}
+
+func (h *Hub) remove(s *Subscription) {
+	ep := s.ep
+	ep.mu.Lock()
+	for i, x := range ep.subs {
+		if x == s {
+			last := len(ep.subs) - 1
+			ep.subs[i] = ep.subs[last]
+			ep.subs[last] = nil
+			ep.subs = ep.subs[:last]
+			break
+		}
+	}
+	if len(ep.subs) == 0 {
+		// Kept (and its cache fed) for the linger, so a client that reconnects
+		// soon resumes from memory; the janitor drops it after that.
+		ep.idleSince = time.Now()
+	}
+	ep.mu.Unlock()
+	h.stats.Subscriptions.Add(-1)
+}
