@@ -2,7 +2,7 @@
 // (no servers), then a fresh test-profile stack started with the real start command,
 // then the integration and end-to-end suites against it, then a check that stopping
 // the stack leaves no process behind. Ends with one line: "N passed, N failed".
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, loadConfig, type StackUrls } from "./config.ts";
@@ -77,14 +77,36 @@ function record(name: string, ok: boolean, detail: string): void {
   say(`── ${name}: ${ok ? "ok" : `FAILED: ${detail}`}`);
 }
 
-function hasGoIntegrationTests(dir: string): boolean {
-  const walk = (d: string): boolean =>
-    readdirSync(d, { withFileTypes: true }).some((e) =>
-      e.isDirectory()
-        ? walk(path.join(d, e.name))
-        : e.name.endsWith("_test.go") && readFileSync(path.join(d, e.name), "utf8").startsWith("//go:build integration"),
-    );
-  return walk(dir);
+/** The Go packages (as ./relative paths) that have files tagged `integration`. */
+function goIntegrationPackages(root: string): string[] {
+  const found = new Set<string>();
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith("_test.go") && readFileSync(full, "utf8").startsWith("//go:build integration")) {
+        found.add(`./${path.relative(root, d)}`);
+      }
+    }
+  };
+  walk(root);
+  return [...found].sort();
+}
+
+/** Every Go fuzz target as [package, name], from `go test -list`. */
+function goFuzzTargets(dir: string): [string, string][] {
+  const out = execFileSync("go", ["test", "-list", "^Fuzz", "./..."], { cwd: dir, encoding: "utf8", env: { ...process.env, GOTOOLCHAIN: "local" } });
+  const targets: [string, string][] = [];
+  let names: string[] = [];
+  for (const line of out.split("\n")) {
+    if (/^Fuzz\w+$/.test(line)) names.push(line);
+    const pkg = line.match(/^ok\s+(\S+)/)?.[1];
+    if (pkg) {
+      for (const n of names) targets.push([pkg, n]);
+      names = [];
+    }
+  }
+  return targets;
 }
 
 /** Pids of every process whose command line names a path inside dir. */
@@ -156,6 +178,11 @@ export async function runAllTests(): Promise<number> {
   await runStep("typecheck", bin("turbo"), ["run", "typecheck", "--output-logs=errors-only"], { parse: exitCodeOnly });
   await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
   await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
+  // Each fuzz target runs briefly: long enough to catch a regression in parsing
+  // of frames, paths and tokens; the seed corpora also run as unit tests above.
+  for (const [pkg, name] of goFuzzTargets(gatewayDir)) {
+    await runStep(`fuzz ${name} (10s)`, "go", ["test", "-run=^$", `-fuzz=^${name}$`, "-fuzztime=10s", pkg], { cwd: gatewayDir, env: goEnv, parse: exitCodeOnly });
+  }
 
   const stack = await startTestStack();
   if (stack) {
@@ -167,8 +194,9 @@ export async function runAllTests(): Promise<number> {
       SLUICE_BRIDGE_URL: stack.urls.bridge,
     };
     await runStep("integration tests (TypeScript)", bin("turbo"), ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"], { env, parse: nodeTestCounts });
-    if (hasGoIntegrationTests(gatewayDir)) {
-      await runStep("integration tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "-tags", "integration", "./..."], { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts });
+    const goIntegration = goIntegrationPackages(gatewayDir);
+    if (goIntegration.length > 0) {
+      await runStep("integration tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "-tags", "integration", ...goIntegration], { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts });
     }
     await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
 

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/config"
+	"github.com/sluicehq/sluice/apps/gateway/internal/node"
 	"github.com/sluicehq/sluice/apps/gateway/internal/server"
 )
 
@@ -49,7 +50,7 @@ func run(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := server.New(cfg, log).Run(ctx); err != nil {
+	if err := node.Run(ctx, cfg, log); err != nil {
 		log.Error("gateway stopped with an error", "err", err)
 		return 1
 	}

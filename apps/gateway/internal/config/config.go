@@ -32,16 +32,41 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// LogFormat is "text" or "json". Env SLUICE_LOG_FORMAT, flag -log-format. Default text.
 	LogFormat string
+	// TokenIssuer must equal the iss of every token. Env SLUICE_TOKEN_ISSUER,
+	// flag -token-issuer. Default "sluice".
+	TokenIssuer string
+	// TokenAudience must be in the aud of every token. Env SLUICE_TOKEN_AUDIENCE,
+	// flag -token-audience. Default "sluice-gateway".
+	TokenAudience string
+	// QueueSize bounds each client's queue of outgoing frames. Env
+	// SLUICE_QUEUE_SIZE, flag -queue-size. Default 1024.
+	QueueSize int
+	// SlowPolicy is what a full queue does: "drop" (flush it, send gap notices) or
+	// "disconnect" (close with 4029). Env SLUICE_SLOW_POLICY, flag -slow-policy.
+	// Default drop.
+	SlowPolicy string
+	// CacheSize is how many recent messages each endpoint with subscribers keeps
+	// in memory to serve resumes. Env SLUICE_CACHE_SIZE, flag -cache-size. Default 16.
+	CacheSize int
+	// MaxSubscriptions per connection. Env SLUICE_MAX_SUBSCRIPTIONS, flag
+	// -max-subscriptions. Default 1000.
+	MaxSubscriptions int
 }
 
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
 	return Config{
-		Addr:          "127.0.0.1:8080",
-		KafkaBrokers:  []string{"127.0.0.1:9092"},
-		CatalogTopic:  "__sluice_catalog",
-		ShutdownGrace: 10 * time.Second,
-		LogFormat:     "text",
+		Addr:             "127.0.0.1:8080",
+		KafkaBrokers:     []string{"127.0.0.1:9092"},
+		CatalogTopic:     "__sluice_catalog",
+		ShutdownGrace:    10 * time.Second,
+		LogFormat:        "text",
+		TokenIssuer:      "sluice",
+		TokenAudience:    "sluice-gateway",
+		QueueSize:        1024,
+		SlowPolicy:       "drop",
+		CacheSize:        16,
+		MaxSubscriptions: 1000,
 	}
 }
 
@@ -58,6 +83,12 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fs.StringVar(&cfg.CatalogTopic, "catalog-topic", cfg.CatalogTopic, "compacted catalog topic (env SLUICE_CATALOG_TOPIC)")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "graceful shutdown timeout (env SLUICE_SHUTDOWN_GRACE)")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "log format: text or json (env SLUICE_LOG_FORMAT)")
+	fs.StringVar(&cfg.TokenIssuer, "token-issuer", cfg.TokenIssuer, "required token iss (env SLUICE_TOKEN_ISSUER)")
+	fs.StringVar(&cfg.TokenAudience, "token-audience", cfg.TokenAudience, "required token aud (env SLUICE_TOKEN_AUDIENCE)")
+	fs.IntVar(&cfg.QueueSize, "queue-size", cfg.QueueSize, "outgoing frames queued per client (env SLUICE_QUEUE_SIZE)")
+	fs.StringVar(&cfg.SlowPolicy, "slow-policy", cfg.SlowPolicy, "full queue: drop or disconnect (env SLUICE_SLOW_POLICY)")
+	fs.IntVar(&cfg.CacheSize, "cache-size", cfg.CacheSize, "recent messages kept per endpoint for resume (env SLUICE_CACHE_SIZE)")
+	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -88,14 +119,30 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("SLUICE_LOG_FORMAT"); v != "" {
 		c.LogFormat = v
 	}
+	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy} {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	for name, dst := range map[string]*int{"SLUICE_QUEUE_SIZE": &c.QueueSize, "SLUICE_CACHE_SIZE": &c.CacheSize, "SLUICE_MAX_SUBSCRIPTIONS": &c.MaxSubscriptions} {
+		if v := getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a whole number", name, v)
+			}
+			*dst = n
+		}
+	}
 	return nil
 }
 
 // Describe renders the configuration one field a line, for checkconfig. It holds
 // no secrets today; a secret field added later must be masked here.
 func (c Config) Describe() string {
-	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n",
-		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.ShutdownGrace, c.LogFormat)
+	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n"+
+		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\n",
+		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.ShutdownGrace, c.LogFormat,
+		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions)
 }
 
 func splitList(s string) []string {
@@ -130,6 +177,24 @@ func (c Config) Validate() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log-format: %q is not text or json", c.LogFormat))
+	}
+	if c.TokenIssuer == "" {
+		errs = append(errs, errors.New("token-issuer: must not be empty"))
+	}
+	if c.TokenAudience == "" {
+		errs = append(errs, errors.New("token-audience: must not be empty"))
+	}
+	if c.QueueSize < 16 || c.QueueSize > 1<<20 {
+		errs = append(errs, fmt.Errorf("queue-size: %d is not between 16 and 1048576", c.QueueSize))
+	}
+	if c.SlowPolicy != "drop" && c.SlowPolicy != "disconnect" {
+		errs = append(errs, fmt.Errorf("slow-policy: %q is not drop or disconnect", c.SlowPolicy))
+	}
+	if c.CacheSize < 0 || c.CacheSize > 1<<16 {
+		errs = append(errs, fmt.Errorf("cache-size: %d is not between 0 and 65536", c.CacheSize))
+	}
+	if c.MaxSubscriptions < 1 {
+		errs = append(errs, fmt.Errorf("max-subscriptions: must be at least 1"))
 	}
 	return errors.Join(errs...)
 }

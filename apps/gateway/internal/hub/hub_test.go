@@ -19,7 +19,7 @@ type recorder struct {
 	ended  []protocol.Code
 }
 
-func (r *recorder) Deliver(f *Frame) { r.mu.Lock(); r.frames = append(r.frames, f); r.mu.Unlock() }
+func (r *recorder) Deliver(f *Frame)   { r.mu.Lock(); r.frames = append(r.frames, f); r.mu.Unlock() }
 func (r *recorder) Gap(g protocol.Gap) { r.mu.Lock(); r.gaps = append(r.gaps, g); r.mu.Unlock() }
 func (r *recorder) Ended(_ *Subscription, c protocol.Code, _ string) {
 	r.mu.Lock()
@@ -65,7 +65,7 @@ func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
 	t.Helper()
 	r := &recorder{}
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, r)
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 	}})
 	defer h.Close()
 	r := &recorder{}
-	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, r); err != nil {
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	h.EndpointsChanged("prices")
@@ -238,7 +238,7 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 
 func TestUnknownTopic(t *testing.T) {
 	h, _ := newTestHub(t, 1)
-	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, "json", protocol.From{}, &recorder{})
+	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, "json", protocol.From{}, &recorder{}, nil)
 	if err != ErrTopicNotFound {
 		t.Fatalf("err = %v", err)
 	}

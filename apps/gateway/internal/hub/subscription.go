@@ -34,8 +34,11 @@ type Subscription struct {
 
 // Subscribe registers sink for the concrete endpoint p (already authorised by the
 // caller) starting at from, and returns once the subscription is registered;
-// catch-up reads continue in the background. format is the endpoint's payload format.
-func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, from protocol.From, sink Sink) (*Subscription, error) {
+// catch-up reads continue in the background. format is the endpoint's payload
+// format. ready, if not nil, is called once the subscription's epoch and partition
+// are known and before its first delivery (the place to queue an acknowledgement);
+// it runs with hub locks held and must not block.
+func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, from protocol.From, sink Sink, ready func(*Subscription)) (*Subscription, error) {
 	if h.ctx.Err() != nil {
 		return nil, ErrClosed
 	}
@@ -70,6 +73,9 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 	ep.mu.Lock()
 	sh.mu.Unlock()
 	h.stats.Subscriptions.Add(1)
+	if ready != nil {
+		ready(s)
+	}
 	h.attach(s, from)
 	ep.mu.Unlock()
 	if extraRef {

@@ -1,5 +1,5 @@
-// Package server owns the gateway's HTTP listener: its routes and its graceful
-// shutdown. Protocol endpoints (WebSocket, SSE, publish) are added here as they land.
+// Package server owns the gateway's HTTP listener: health, readiness, metrics and
+// the client-facing edge, and the node's graceful shutdown.
 package server
 
 import (
@@ -11,16 +11,29 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/sluicehq/sluice/apps/gateway/internal/config"
+	"github.com/sluicehq/sluice/apps/gateway/internal/edge"
+	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/server.Version=...".
 var Version = "dev"
 
+// Deps are the parts of a node the HTTP side serves; any may be nil in tests.
+type Deps struct {
+	Edge    *edge.Server
+	Metrics *metrics.Metrics
+	// Ready is closed once the node can serve (the catalog is loaded).
+	Ready <-chan struct{}
+}
+
 // Server is one gateway node's HTTP side.
 type Server struct {
 	cfg  config.Config
 	log  *slog.Logger
+	deps Deps
 	http *http.Server
 	// ready is closed once the listener accepts connections (used by tests).
 	ready chan struct{}
@@ -28,10 +41,17 @@ type Server struct {
 }
 
 // New builds a server; nothing listens until Run.
-func New(cfg config.Config, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, log: log, ready: make(chan struct{})}
+func New(cfg config.Config, log *slog.Logger, deps Deps) *Server {
+	s := &Server{cfg: cfg, log: log, deps: deps, ready: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
+	mux.HandleFunc("GET /readyz", s.handleReadyz)
+	if deps.Metrics != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(deps.Metrics.Registry, promhttp.HandlerOpts{}))
+	}
+	if deps.Edge != nil {
+		deps.Edge.Routes(mux)
+	}
 	s.http = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -49,7 +69,9 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Addr() net.Addr { return s.addr }
 
 // Run listens until ctx is cancelled, then shuts down gracefully within the
-// configured grace period. It returns nil after a clean shutdown.
+// configured grace period: WebSocket and SSE clients are told to reconnect
+// elsewhere (1012), then open requests finish. It returns nil after a clean
+// shutdown.
 func (s *Server) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
@@ -70,6 +92,11 @@ func (s *Server) Run(ctx context.Context) error {
 	s.log.Info("gateway shutting down", "grace", s.cfg.ShutdownGrace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
+	s.http.SetKeepAlivesEnabled(false)
+	if s.deps.Edge != nil {
+		// Hijacked (WebSocket) connections are not tracked by http.Server.
+		s.deps.Edge.Shutdown(shutdownCtx)
+	}
 	if err := s.http.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
@@ -80,7 +107,26 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "gateway", "version": Version})
+}
+
+// handleReadyz answers 200 once the catalog is loaded, so a load balancer sends
+// clients only to nodes that know every endpoint, key and revocation.
+func (s *Server) handleReadyz(w http.ResponseWriter, _ *http.Request) {
+	if s.deps.Ready != nil {
+		select {
+		case <-s.deps.Ready:
+		default:
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading catalog"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok", "service": "gateway", "version": Version})
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
 }

@@ -16,7 +16,7 @@ import (
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func TestHealthzAnswersOK(t *testing.T) {
-	s := New(config.Defaults(), quietLogger())
+	s := New(config.Defaults(), quietLogger(), Deps{})
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	if rec.Code != http.StatusOK {
@@ -29,7 +29,7 @@ func TestHealthzAnswersOK(t *testing.T) {
 }
 
 func TestUnknownRouteIs404(t *testing.T) {
-	s := New(config.Defaults(), quietLogger())
+	s := New(config.Defaults(), quietLogger(), Deps{})
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/nope", nil))
 	if rec.Code != http.StatusNotFound {
@@ -42,7 +42,7 @@ func TestRunServesThenShutsDownCleanly(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.ShutdownGrace = 2 * time.Second
-	s := New(cfg, quietLogger())
+	s := New(cfg, quietLogger(), Deps{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()

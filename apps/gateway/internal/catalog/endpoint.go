@@ -1,0 +1,484 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// PayloadFormat is what an endpoint's records hold: "json", "text" or "bytes".
+type PayloadFormat string
+
+// The payload formats of CATALOG.md.
+const (
+	FormatJSON  PayloadFormat = "json"
+	FormatText  PayloadFormat = "text"
+	FormatBytes PayloadFormat = "bytes"
+)
+
+// API names the streaming API an endpoint belongs to (informational: the gateway
+// only reports it, e.g. in logs and metrics).
+type API struct{ ID, Name, Version string }
+
+// Endpoint is one endpoint of the catalog. Values handed out by the catalog are
+// immutable: a change to the endpoint produces a new *Endpoint, so a caller that
+// holds one (a live subscription) keeps a consistent view and can tell a change
+// by pointer comparison.
+type Endpoint struct {
+	ID    string
+	Path  string // canonical path, "/topic/{param}" for a parameterised endpoint
+	Topic string
+	// Key is the exact record key, "" when KeyParam is set.
+	Key string
+	// KeyParam is the parameter name of a "/topic/{param}" endpoint, which serves
+	// every key of the topic.
+	KeyParam   string
+	Subscribe  bool
+	Publish    bool
+	Format     PayloadFormat
+	SchemaJSON json.RawMessage // compacted JSON Schema; nil when none
+	API        API
+
+	schema *jsonschema.Schema // compiled SchemaJSON; nil when none
+}
+
+// Allows reports whether the endpoint allows op (error 4005 otherwise).
+func (e *Endpoint) Allows(op protocol.Op) bool {
+	switch op {
+	case protocol.OpSubscribe:
+		return e.Subscribe
+	case protocol.OpPublish:
+		return e.Publish
+	}
+	return false
+}
+
+// ValidatePayload checks a payload before it is published: json payloads must be
+// one valid JSON value (and match the schema, if any), text payloads valid UTF-8,
+// bytes payloads anything. The error is CodeInvalidPayload with a message naming
+// the failing location, e.g. "/qty: must be >= 1". It is safe for concurrent use
+// (compiled schemas are read-only).
+func (e *Endpoint) ValidatePayload(data []byte) *protocol.Error {
+	switch e.Format {
+	case FormatJSON:
+		if e.schema == nil {
+			if !json.Valid(data) {
+				return invalidJSON(data)
+			}
+			return nil
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return invalidJSON(data)
+		}
+		var verr error
+		if perr := safely(func() error { verr = e.schema.Validate(inst); return nil }); perr != nil {
+			return protocol.Errorf(protocol.CodeInvalidPayload, "payload could not be checked against the JSON Schema")
+		}
+		if verr == nil {
+			return nil
+		}
+		var ve *jsonschema.ValidationError
+		if !errors.As(verr, &ve) {
+			return protocol.Errorf(protocol.CodeInvalidPayload, "payload does not match the JSON Schema")
+		}
+		return protocol.Errorf(protocol.CodeInvalidPayload, "%s", describeValidation(ve))
+	case FormatText:
+		if !utf8.Valid(data) {
+			return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid UTF-8 (byte %d)", firstInvalidUTF8(data))
+		}
+		return nil
+	case FormatBytes:
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeInvalidPayload, "endpoint has unknown payload format %q", e.Format)
+}
+
+// invalidJSON names where a JSON payload stops being JSON.
+func invalidJSON(data []byte) *protocol.Error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid JSON (byte %d: %s)", se.Offset, se.Error())
+	}
+	return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid JSON")
+}
+
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// same reports whether two endpoints are the same in every field the catalog
+// carries, so that re-reading an unchanged record causes no EndpointChanged.
+func (e *Endpoint) same(o *Endpoint) bool {
+	return e.ID == o.ID && e.Path == o.Path && e.Topic == o.Topic && e.Key == o.Key &&
+		e.KeyParam == o.KeyParam && e.Subscribe == o.Subscribe && e.Publish == o.Publish &&
+		e.Format == o.Format && bytes.Equal(e.SchemaJSON, o.SchemaJSON) && e.API == o.API
+}
+
+// slot is what an endpoint claims in the path space: one exact (topic, key), or
+// every key of a topic. Two endpoints may not claim the same slot.
+type slot struct {
+	topic, key string
+	param      bool
+}
+
+func (e *Endpoint) slot() slot {
+	if e.KeyParam != "" {
+		return slot{topic: e.Topic, param: true}
+	}
+	return slot{topic: e.Topic, key: e.Key}
+}
+
+// endpointValue is the JSON of an endpoint record (CATALOG.md, kind endpoint).
+type endpointValue struct {
+	V             *int64          `json:"v"`
+	ID            *string         `json:"id"`
+	Path          *string         `json:"path"`
+	Topic         *string         `json:"topic"`
+	Key           *string         `json:"key"`
+	KeyParam      *string         `json:"key_param"`
+	Operations    []string        `json:"operations"`
+	PayloadFormat *string         `json:"payload_format"`
+	JSONSchema    json.RawMessage `json:"json_schema"`
+	API           *struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"api"`
+}
+
+// keyParamRE is the portal's rule for parameter names (packages/db, endpoints).
+var keyParamRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// parseEndpoint reads and validates an endpoint record value and compiles its
+// schema. It takes no locks: the (possibly slow) schema compilation happens
+// before the catalog is locked.
+func parseEndpoint(id string, value []byte) (*Endpoint, error) {
+	var v endpointValue
+	if err := decodeValue(value, &v); err != nil {
+		return nil, err
+	}
+	if err := checkVersion(v.V); err != nil {
+		return nil, err
+	}
+	if err := checkID("id", v.ID, id); err != nil {
+		return nil, err
+	}
+	e := &Endpoint{ID: id}
+
+	if v.Topic == nil {
+		return nil, errors.New("topic: missing")
+	}
+	e.Topic = *v.Topic
+	if perr := protocol.ValidTopic(e.Topic); perr != nil {
+		return nil, fmt.Errorf("topic: %s", strings.TrimPrefix(perr.Message, "endpoint: "))
+	}
+
+	switch {
+	case v.Key != nil && v.KeyParam != nil:
+		return nil, errors.New("key, key_param: exactly one must be non-null, both are set")
+	case v.Key == nil && v.KeyParam == nil:
+		return nil, errors.New("key, key_param: exactly one must be non-null, both are null")
+	case v.Key != nil:
+		e.Key = *v.Key
+		if e.Key == "" {
+			return nil, errors.New("key: must not be empty")
+		}
+		canonical := protocol.Path{Topic: e.Topic, Key: e.Key}.String()
+		// The key must be addressable by a path: a key with an empty segment
+		// ("a//b", "a/") or a control character could never be requested.
+		p, perr := protocol.ParsePath(canonical)
+		if perr != nil {
+			return nil, fmt.Errorf("key: %s", strings.TrimPrefix(perr.Message, "endpoint: "))
+		}
+		if p.Key != e.Key {
+			return nil, fmt.Errorf("key: %q cannot be expressed as a path", truncate(e.Key))
+		}
+		e.Path = canonical
+	default:
+		e.KeyParam = *v.KeyParam
+		if !keyParamRE.MatchString(e.KeyParam) {
+			return nil, fmt.Errorf("key_param: %q must match %s", truncate(e.KeyParam), keyParamRE)
+		}
+		e.Path = "/" + e.Topic + "/{" + e.KeyParam + "}"
+	}
+	if v.Path == nil {
+		return nil, errors.New("path: missing")
+	}
+	if *v.Path != e.Path {
+		return nil, fmt.Errorf("path: %q is not the canonical path %q of its topic and key", truncate(*v.Path), truncate(e.Path))
+	}
+
+	if len(v.Operations) == 0 {
+		return nil, errors.New("operations: must hold at least one of subscribe, publish")
+	}
+	for _, op := range v.Operations {
+		switch op {
+		case "subscribe":
+			e.Subscribe = true
+		case "publish":
+			e.Publish = true
+		default:
+			return nil, fmt.Errorf("operations: unknown operation %q", truncate(op))
+		}
+	}
+
+	if v.PayloadFormat == nil {
+		return nil, errors.New("payload_format: missing")
+	}
+	switch f := PayloadFormat(*v.PayloadFormat); f {
+	case FormatJSON, FormatText, FormatBytes:
+		e.Format = f
+	default:
+		return nil, fmt.Errorf("payload_format: %q is not json, text or bytes", truncate(string(f)))
+	}
+
+	if s := bytes.TrimSpace(v.JSONSchema); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+		if s[0] != '{' {
+			return nil, errors.New("json_schema: must be an object or null")
+		}
+		if e.Format != FormatJSON {
+			return nil, fmt.Errorf("json_schema: only json endpoints may have a schema, this one is %s", e.Format)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, s); err != nil {
+			return nil, fmt.Errorf("json_schema: %v", err)
+		}
+		sch, err := compileSchema(compact.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("json_schema: does not compile: %v", err)
+		}
+		e.SchemaJSON, e.schema = json.RawMessage(compact.Bytes()), sch
+	}
+
+	if v.API != nil {
+		e.API = API{ID: v.API.ID, Name: v.API.Name, Version: v.API.Version}
+	}
+	return e, nil
+}
+
+// schemaURL is the base URL schemas are compiled under. It is not resolvable on
+// purpose: every reference outside the schema itself is refused (see noLoader).
+const schemaURL = "https://schemas.sluice.invalid/endpoint.json"
+
+// noLoader refuses to load any schema resource. The library's default loader
+// reads local files, so a catalog schema with "$ref": "file:///etc/..." could
+// otherwise make the gateway read its own disk.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external reference %q: only references within the schema are allowed", url)
+}
+
+// compileSchema compiles a JSON Schema (draft 2020-12 unless "$schema" says
+// otherwise). Format assertions stay off, as the 2020-12 specification says.
+func compileSchema(raw []byte) (sch *jsonschema.Schema, err error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	if perr := safely(func() error { sch, err = c.Compile(schemaURL); return nil }); perr != nil {
+		return nil, perr
+	}
+	return sch, err
+}
+
+// describeValidation turns a validation error into one short message naming the
+// first failing location (in JSON Pointer order, so the message is stable even
+// though the validator visits object members in random order).
+func describeValidation(ve *jsonschema.ValidationError) string {
+	var ls []*jsonschema.ValidationError
+	collectLeaves(ve, &ls)
+	if len(ls) == 0 {
+		return "payload does not match the JSON Schema"
+	}
+	msgs := make([]struct{ loc, text string }, len(ls))
+	for i, l := range ls {
+		msgs[i].loc, msgs[i].text = describeLeaf(l)
+	}
+	slices.SortStableFunc(msgs, func(a, b struct{ loc, text string }) int { return strings.Compare(a.loc, b.loc) })
+	loc := msgs[0].loc
+	if loc == "" {
+		loc = "(root)"
+	}
+	return loc + ": " + msgs[0].text
+}
+
+// collectLeaves gathers the errors that say what is wrong. anyOf, oneOf and
+// contains are kept whole: the failures inside their alternatives (or items)
+// would mislead ("must be string" when a number was fine too).
+func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf, *kind.Contains:
+		*out = append(*out, e)
+		return
+	}
+	if len(e.Causes) == 0 {
+		if _, ok := e.ErrorKind.(*kind.Schema); !ok {
+			*out = append(*out, e)
+		}
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+// describeLeaf returns a JSON Pointer and a short message for one failure.
+func describeLeaf(e *jsonschema.ValidationError) (loc, text string) {
+	loc = jsonPointer(e.InstanceLocation)
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		return loc + "/" + escapePointer(k.Missing[0]), "is required"
+	case *kind.AdditionalProperties:
+		return loc + "/" + escapePointer(k.Properties[0]), "is not allowed"
+	case *kind.Type:
+		return loc, fmt.Sprintf("must be %s, got %s", strings.Join(k.Want, " or "), k.Got)
+	case *kind.Minimum:
+		return loc, "must be >= " + ratString(k.Want)
+	case *kind.Maximum:
+		return loc, "must be <= " + ratString(k.Want)
+	case *kind.ExclusiveMinimum:
+		return loc, "must be > " + ratString(k.Want)
+	case *kind.ExclusiveMaximum:
+		return loc, "must be < " + ratString(k.Want)
+	case *kind.MultipleOf:
+		return loc, "must be a multiple of " + ratString(k.Want)
+	case *kind.MinLength:
+		return loc, fmt.Sprintf("must be at least %d characters long", k.Want)
+	case *kind.MaxLength:
+		return loc, fmt.Sprintf("must be at most %d characters long", k.Want)
+	case *kind.MinItems:
+		return loc, fmt.Sprintf("must have at least %d items", k.Want)
+	case *kind.MaxItems:
+		return loc, fmt.Sprintf("must have at most %d items", k.Want)
+	case *kind.MinProperties:
+		return loc, fmt.Sprintf("must have at least %d properties", k.Want)
+	case *kind.MaxProperties:
+		return loc, fmt.Sprintf("must have at most %d properties", k.Want)
+	case *kind.Pattern:
+		return loc, fmt.Sprintf("must match pattern %q", k.Want)
+	case *kind.Const:
+		return loc, "must be " + jsonText(k.Want)
+	case *kind.Enum:
+		if len(k.Want) == 1 {
+			return loc, "must be " + jsonText(k.Want[0])
+		}
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = jsonText(w)
+		}
+		return loc, "must be one of " + truncate(strings.Join(want, ", "))
+	case *kind.FalseSchema:
+		return loc, "is not allowed"
+	case *kind.Not:
+		return loc, `must not match the "not" schema`
+	case *kind.Contains:
+		return loc, `must contain an item matching the "contains" schema`
+	case *kind.AnyOf:
+		if want := typeAlternatives(e); want != nil {
+			return loc, fmt.Sprintf("must be %s, got %s", strings.Join(want.Want, " or "), want.Got)
+		}
+		return loc, "must match at least one schema of anyOf"
+	case *kind.OneOf:
+		if len(k.Subschemas) >= 2 {
+			return loc, fmt.Sprintf("must match exactly one schema of oneOf, matches %d and %d", k.Subschemas[0], k.Subschemas[1])
+		}
+		if want := typeAlternatives(e); want != nil {
+			return loc, fmt.Sprintf("must be %s, got %s", strings.Join(want.Want, " or "), want.Got)
+		}
+		return loc, "must match exactly one schema of oneOf, matches none"
+	}
+	return loc, libraryMessage(e.ErrorKind)
+}
+
+// typeAlternatives merges anyOf/oneOf alternatives that all failed on "type" at
+// the same place ("must be number or null, got string").
+func typeAlternatives(e *jsonschema.ValidationError) *kind.Type {
+	if len(e.Causes) == 0 {
+		return nil
+	}
+	merged := &kind.Type{}
+	for _, c := range e.Causes {
+		for len(c.Causes) == 1 { // a $ref around the alternative
+			c = c.Causes[0]
+		}
+		t, ok := c.ErrorKind.(*kind.Type)
+		if !ok || len(c.Causes) != 0 || !slices.Equal(c.InstanceLocation, e.InstanceLocation) {
+			return nil
+		}
+		merged.Got = t.Got
+		merged.Want = append(merged.Want, t.Want...)
+	}
+	return merged
+}
+
+// libraryMessage is the validator's own English text for a failure. It goes
+// through ValidationError.Error so this package needs no printer of its own.
+func libraryMessage(k jsonschema.ErrorKind) string {
+	s := (&jsonschema.ValidationError{ErrorKind: k}).Error()
+	if _, after, ok := strings.Cut(s, ": "); ok {
+		s = after
+	}
+	return strings.TrimPrefix(s, "value ")
+}
+
+// jsonText shows a schema value as (shortened) JSON.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return truncate(string(b))
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func jsonPointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(t))
+	}
+	return b.String()
+}
+
+func escapePointer(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,309 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+func TestParseEndpointExactAndParam(t *testing.T) {
+	e, err := parseEndpoint("e1", endpointRecord("e1", "prices", "BRK.B", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Path != "/prices/BRK.B" || e.Topic != "prices" || e.Key != "BRK.B" || e.KeyParam != "" {
+		t.Fatalf("exact endpoint: %+v", e)
+	}
+	if !e.Subscribe || !e.Publish || e.Format != FormatJSON || e.SchemaJSON != nil {
+		t.Fatalf("exact endpoint: %+v", e)
+	}
+	if e.API != (API{ID: "api-1", Name: "Market data", Version: "1.0.0"}) {
+		t.Fatalf("api: %+v", e.API)
+	}
+
+	e, err = parseEndpoint("e2", endpointRecord("e2", "news", "café/le monde", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Path != "/news/caf%C3%A9/le%20monde" {
+		t.Fatalf("canonical path: %s", e.Path)
+	}
+
+	e, err = parseEndpoint("e3", endpointRecord("e3", "prices", "", "symbol",
+		set("operations", []string{"subscribe"}), set("payload_format", "text")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Path != "/prices/{symbol}" || e.KeyParam != "symbol" || e.Key != "" || e.Publish || e.Format != FormatText {
+		t.Fatalf("param endpoint: %+v", e)
+	}
+
+	// Fields this gateway does not know are ignored; api is optional.
+	if _, err := parseEndpoint("e4", endpointRecord("e4", "t", "k", "", set("future_field", 42), del("api"))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseEndpointRejections(t *testing.T) {
+	cases := []struct {
+		name  string
+		value []byte
+		want  string // the error names this field
+	}{
+		{"not json", []byte(`{"v":1,`), "value: not valid JSON"},
+		{"not an object", []byte(`[1,2]`), "value: must be a JSON object"},
+		{"missing v", endpointRecord("e", "t", "k", "", del("v")), "v: missing"},
+		{"unknown version", endpointRecord("e", "t", "k", "", set("v", 2)), "v: unknown version 2"},
+		{"v wrong type", endpointRecord("e", "t", "k", "", set("v", "1")), "v: wrong type"},
+		{"id missing", endpointRecord("e", "t", "k", "", del("id")), "id: missing"},
+		{"id mismatch", endpointRecord("other", "t", "k", ""), "id: \"other\" does not match"},
+		{"topic missing", endpointRecord("e", "t", "k", "", del("topic")), "topic: missing"},
+		{"topic invalid", endpointRecord("e", "bad topic", "k", ""), "topic: "},
+		{"topic dot", endpointRecord("e", "..", "k", ""), "topic: "},
+		{"topic wrong type", endpointRecord("e", "t", "k", "", set("topic", 5)), "topic: wrong type"},
+		{"both key and param", endpointRecord("e", "t", "k", "", set("key_param", "p")), "key, key_param: exactly one"},
+		{"neither key nor param", endpointRecord("e", "t", "k", "", set("key", nil)), "key, key_param: exactly one"},
+		{"key missing and param missing", endpointRecord("e", "t", "k", "", del("key"), del("key_param")), "key, key_param"},
+		{"empty key", endpointRecord("e", "t", "", "", set("path", "/t/")), "key: must not be empty"},
+		{"key with empty segment", endpointRecord("e", "t", "a//b", ""), "key: "},
+		{"key trailing slash", endpointRecord("e", "t", "a/", ""), "key: "},
+		{"key control char", endpointRecord("e", "t", "a\x01", ""), "key: "},
+		{"key too long", endpointRecord("e", "t", strings.Repeat("k", 1025), ""), "key: "},
+		{"bad key_param", endpointRecord("e", "t", "", "1sym"), "key_param: "},
+		{"key_param with brace", endpointRecord("e", "t", "", "a}b"), "key_param: "},
+		{"path missing", endpointRecord("e", "t", "k", "", del("path")), "path: missing"},
+		{"path not canonical", endpointRecord("e", "prices", "BRK.B", "", set("path", "/prices/BRK%2eB")), "path: "},
+		{"path of other key", endpointRecord("e", "prices", "A", "", set("path", "/prices/B")), "path: "},
+		{"param path wrong", endpointRecord("e", "prices", "", "symbol", set("path", "/prices/{sym}")), "path: "},
+		{"operations missing", endpointRecord("e", "t", "k", "", del("operations")), "operations: must hold"},
+		{"operations empty", endpointRecord("e", "t", "k", "", set("operations", []string{})), "operations: must hold"},
+		{"operations unknown", endpointRecord("e", "t", "k", "", set("operations", []string{"subscribe", "delete"})), "operations: unknown operation \"delete\""},
+		{"operations wrong type", endpointRecord("e", "t", "k", "", set("operations", "subscribe")), "operations: wrong type"},
+		{"format missing", endpointRecord("e", "t", "k", "", del("payload_format")), "payload_format: missing"},
+		{"format unknown", endpointRecord("e", "t", "k", "", set("payload_format", "xml")), "payload_format: \"xml\""},
+		{"schema not object", endpointRecord("e", "t", "k", "", set("json_schema", true)), "json_schema: must be an object"},
+		{"schema array", endpointRecord("e", "t", "k", "", set("json_schema", []int{1})), "json_schema: must be an object"},
+		{"schema for text", endpointRecord("e", "t", "k", "", set("payload_format", "text"), set("json_schema", map[string]any{"type": "string"})), "json_schema: only json endpoints"},
+		{"schema for bytes", endpointRecord("e", "t", "k", "", set("payload_format", "bytes"), set("json_schema", map[string]any{})), "json_schema: only json endpoints"},
+		{"schema invalid", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"type": 5})), "json_schema: does not compile"},
+		{"schema bad regex", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"pattern": "("})), "json_schema: does not compile"},
+		{"schema remote ref", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"$ref": "https://example.com/s.json"})), "json_schema: does not compile"},
+		{"api wrong type", endpointRecord("e", "t", "k", "", set("api", "x")), "api: wrong type"},
+		{"api field wrong type", endpointRecord("e", "t", "k", "", set("api", map[string]any{"id": 1})), "api.id: wrong type"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := parseEndpoint("e", tc.value)
+			if err == nil {
+				t.Fatalf("accepted: %+v", e)
+			}
+			mustContain(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// A schema must not be able to make the gateway read its own files.
+func TestSchemaFileRefRefused(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(f, []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"file://" + f, f, "s.json"} {
+		_, err := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"$ref": ref})))
+		if err == nil {
+			t.Fatalf("$ref %q was loaded", ref)
+		}
+		mustContain(t, err.Error(), "json_schema")
+	}
+	// Local references within the schema work.
+	_, err := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{
+		"$defs": map[string]any{"qty": map[string]any{"type": "integer", "minimum": 1}},
+		"type":  "object", "properties": map[string]any{"qty": map[string]any{"$ref": "#/$defs/qty"}},
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAllows(t *testing.T) {
+	e := &Endpoint{Subscribe: true}
+	if !e.Allows(protocol.OpSubscribe) || e.Allows(protocol.OpPublish) || e.Allows(protocol.Op(99)) {
+		t.Fatal("subscribe-only endpoint")
+	}
+	e = &Endpoint{Publish: true}
+	if e.Allows(protocol.OpSubscribe) || !e.Allows(protocol.OpPublish) {
+		t.Fatal("publish-only endpoint")
+	}
+}
+
+func schemaEndpoint(t *testing.T, schema map[string]any) *Endpoint {
+	t.Helper()
+	e, err := parseEndpoint("e", endpointRecord("e", "orders", "eu", "", set("json_schema", schema)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestValidatePayloadFormats(t *testing.T) {
+	j := &Endpoint{Format: FormatJSON}
+	for _, ok := range []string{`{"a":1}`, `3`, `"s"`, ` null `, `[1,2]`} {
+		if err := j.ValidatePayload([]byte(ok)); err != nil {
+			t.Errorf("json %q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{``, `{`, `{"a":1}x`, `{"a":1} {}`, `nul`, "\xff"} {
+		err := j.ValidatePayload([]byte(bad))
+		if err == nil || err.Code != protocol.CodeInvalidPayload {
+			t.Errorf("json %q: %v", bad, err)
+			continue
+		}
+		mustContain(t, err.Message, "not valid JSON")
+	}
+
+	txt := &Endpoint{Format: FormatText}
+	if err := txt.ValidatePayload([]byte("héllo ✓")); err != nil {
+		t.Error(err)
+	}
+	if err := txt.ValidatePayload(nil); err != nil {
+		t.Error(err)
+	}
+	err := txt.ValidatePayload([]byte("ab\xffc"))
+	if err == nil || err.Code != protocol.CodeInvalidPayload {
+		t.Fatalf("text with invalid UTF-8: %v", err)
+	}
+	mustContain(t, err.Message, "not valid UTF-8 (byte 2)")
+
+	bin := &Endpoint{Format: FormatBytes}
+	if err := bin.ValidatePayload([]byte{0xff, 0, 1}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestValidatePayloadSchemaMessages(t *testing.T) {
+	e := schemaEndpoint(t, map[string]any{
+		"type":     "object",
+		"required": []string{"qty", "sku"},
+		"properties": map[string]any{
+			"qty":   map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
+			"sku":   map[string]any{"type": "string", "minLength": 3, "pattern": "^[A-Z]+$"},
+			"price": map[string]any{"exclusiveMinimum": 0, "multipleOf": 0.5},
+			"tags":  map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"enum": []string{"a", "b"}}},
+			"note":  map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "null"}}},
+			"a/b":   map[string]any{"type": "boolean"},
+		},
+		"additionalProperties": false,
+	})
+	cases := []struct{ payload, want string }{
+		{`{"qty":3,"sku":"ABC"}`, ""},
+		{`{"qty":0,"sku":"ABC"}`, "/qty: must be >= 1"},
+		{`{"qty":101,"sku":"ABC"}`, "/qty: must be <= 100"},
+		{`{"qty":1.5,"sku":"ABC"}`, "/qty: must be integer, got number"},
+		{`{"qty":"3","sku":"ABC"}`, "/qty: must be integer, got string"},
+		{`{"sku":"ABC"}`, "/qty: is required"},
+		{`{}`, "/qty: is required"},
+		{`{"qty":3,"sku":"AB"}`, "/sku: must be at least 3 characters long"},
+		{`{"qty":3,"sku":"abc"}`, `/sku: must match pattern "^[A-Z]+$"`},
+		{`{"qty":3,"sku":"ABC","price":0}`, "/price: must be > 0"},
+		{`{"qty":3,"sku":"ABC","price":0.3}`, "/price: must be a multiple of 0.5"},
+		{`{"qty":3,"sku":"ABC","tags":["a","b","a"]}`, "/tags: must have at most 2 items"},
+		{`{"qty":3,"sku":"ABC","tags":["c"]}`, `/tags/0: must be one of "a", "b"`},
+		{`{"qty":3,"sku":"ABC","note":5}`, "/note: must be string or null, got number"},
+		{`{"qty":3,"sku":"ABC","a/b":1}`, "/a~1b: must be boolean, got number"},
+		{`{"qty":3,"sku":"ABC","extra":1}`, "/extra: is not allowed"},
+		{`[1]`, "(root): must be object, got array"},
+		// Several failures: the first location in pointer order is named,
+		// whatever order the validator visited the members in.
+		{`{"qty":0,"sku":"a","price":-1}`, "/price: must be > 0"},
+		{`{"qty":"x"`, "payload is not valid JSON (byte 10"},
+	}
+	for _, tc := range cases {
+		for range 5 { // map iteration order varies between runs
+			err := e.ValidatePayload([]byte(tc.payload))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("%s: %v", tc.payload, err)
+				}
+				continue
+			}
+			if err == nil {
+				t.Fatalf("%s: accepted", tc.payload)
+			}
+			if err.Code != protocol.CodeInvalidPayload {
+				t.Fatalf("%s: code %d", tc.payload, err.Code)
+			}
+			if !strings.HasPrefix(err.Message, tc.want) {
+				t.Fatalf("%s: message %q, want %q", tc.payload, err.Message, tc.want)
+			}
+		}
+	}
+}
+
+func TestValidatePayloadSchemaKinds(t *testing.T) {
+	cases := []struct {
+		schema  map[string]any
+		payload string
+		want    string
+	}{
+		{map[string]any{"const": "x"}, `"y"`, `(root): must be "x"`},
+		{map[string]any{"not": map[string]any{"type": "string"}}, `"y"`, `(root): must not match the "not" schema`},
+		{map[string]any{"oneOf": []any{map[string]any{"type": "number"}, map[string]any{"type": "integer"}}}, `1`, "(root): must match exactly one schema of oneOf, matches 0 and 1"},
+		{map[string]any{"oneOf": []any{map[string]any{"minimum": 5}, map[string]any{"maximum": 1}}}, `3`, "(root): must match exactly one schema of oneOf, matches none"},
+		{map[string]any{"anyOf": []any{map[string]any{"minimum": 5}, map[string]any{"maximum": 1}}}, `3`, "(root): must match at least one schema of anyOf"},
+		{map[string]any{"properties": map[string]any{"a": false}}, `{"a":1}`, "/a: is not allowed"},
+		{map[string]any{"minProperties": 2}, `{"a":1}`, "(root): must have at least 2 properties"},
+		{map[string]any{"maxLength": 2}, `"héé"`, "(root): must be at most 2 characters long"},
+		{map[string]any{"minItems": 2}, `[1]`, "(root): must have at least 2 items"},
+		{map[string]any{"enum": []any{1, map[string]any{"a": true}}}, `2`, `(root): must be one of 1, {"a":true}`},
+		{map[string]any{"uniqueItems": true}, `[1,1]`, "(root): items at 0 and 1 are equal"},
+		{map[string]any{"contains": map[string]any{"type": "string"}}, `[1]`, `(root): must contain an item matching the "contains" schema`},
+		{map[string]any{"required": []string{"b", "a"}}, `{}`, "/b: is required"},
+		{map[string]any{"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/d"}}, "$defs": map[string]any{"d": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#/$defs/n"}}}, "n": map[string]any{"type": "null"}}}, `{"x":1}`, "/x: must be string or null, got number"},
+		{map[string]any{"exclusiveMaximum": 10}, `10`, "(root): must be < 10"},
+		{map[string]any{"allOf": []any{map[string]any{"$ref": "#/$defs/pos"}}, "$defs": map[string]any{"pos": map[string]any{"minimum": 0}}}, `-1`, "(root): must be >= 0"},
+	}
+	for _, tc := range cases {
+		e := schemaEndpoint(t, tc.schema)
+		err := e.ValidatePayload([]byte(tc.payload))
+		if err == nil {
+			t.Fatalf("%v / %s: accepted", tc.schema, tc.payload)
+		}
+		if !strings.HasPrefix(err.Message, tc.want) {
+			t.Errorf("%v / %s: %q, want prefix %q", tc.schema, tc.payload, err.Message, tc.want)
+		}
+	}
+}
+
+func TestSchemaDraftDefaultAndExplicit(t *testing.T) {
+	// 2020-12 by default: prefixItems is a keyword.
+	e := schemaEndpoint(t, map[string]any{"prefixItems": []any{map[string]any{"type": "string"}}})
+	if err := e.ValidatePayload([]byte(`[1]`)); err == nil {
+		t.Fatal("prefixItems ignored: not draft 2020-12")
+	}
+	// An explicit older draft is honoured (embedded metaschema, no network).
+	e = schemaEndpoint(t, map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "maximum": 3})
+	if err := e.ValidatePayload([]byte(`4`)); err == nil {
+		t.Fatal("draft-07 schema not applied")
+	}
+	// Format is an annotation in 2020-12.
+	e = schemaEndpoint(t, map[string]any{"format": "email"})
+	if err := e.ValidatePayload([]byte(`"not an email"`)); err != nil {
+		t.Fatalf("format asserted: %v", err)
+	}
+}
+
+func TestEndpointSame(t *testing.T) {
+	a, _ := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"type": "object"})))
+	b, _ := parseEndpoint("e", []byte(strings.Replace(string(endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"type": "object"}))), `{"type":"object"}`, `{ "type" : "object" }`, 1)))
+	if a == nil || b == nil || !a.same(b) {
+		t.Fatal("schema whitespace makes a difference")
+	}
+	c, _ := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("operations", []string{"subscribe"})))
+	if a.same(c) {
+		t.Fatal("operations make no difference")
+	}
+}

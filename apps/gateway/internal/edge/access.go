@@ -1,0 +1,92 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
+	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// AppHeader is the record header carrying the publishing app's id.
+const AppHeader = "sluice-app"
+
+// authorize is the one check every transport makes before subscribing or
+// publishing: the endpoint exists, allows op, and the token permits it.
+func (s *Server) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*catalog.Endpoint, *protocol.Error) {
+	if c == nil {
+		return nil, protocol.Errorf(protocol.CodeUnauthenticated, "authenticate first")
+	}
+	if err := s.opt.Verifier.Recheck(c); err != nil {
+		return nil, err
+	}
+	ep := s.opt.Catalog.Resolve(p)
+	path := p.String()
+	if ep == nil {
+		return nil, protocol.Errorf(protocol.CodeNotFound, "no endpoint %s in the catalog", path)
+	}
+	if !ep.Allows(op) {
+		return nil, protocol.Errorf(protocol.CodeOperationNotAllowed, "endpoint %s does not allow %s", path, op)
+	}
+	if !c.Permissions.Allows(op, path) {
+		return nil, protocol.Errorf(protocol.CodeForbidden, "token does not permit %s on %s", op, path)
+	}
+	return ep, nil
+}
+
+// payloadFor turns a publish frame's data into the record value the endpoint's
+// format expects, and validates it (format, then JSON Schema).
+func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protocol.Error) {
+	value := f.Data
+	switch ep.Format {
+	case catalog.FormatJSON:
+		if f.DataIsString && !f.Base64 {
+			value, _ = json.Marshal(string(f.Data)) // a JSON string value keeps its quotes
+		}
+	case catalog.FormatText:
+		if !f.DataIsString {
+			return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: endpoint %s takes text: send a string", f.Endpoint.String())
+		}
+		if !utf8.Valid(value) {
+			return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: not valid UTF-8 text")
+		}
+	}
+	if err := ep.ValidatePayload(value); err != nil {
+		return nil, err
+	}
+	return value, nil
+}
+
+// publish writes value to the endpoint's topic under the path's key and waits for
+// Kafka's acknowledgement.
+func (s *Server) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte) (protocol.Published, *protocol.Error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
+	defer cancel()
+	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
+	if err != nil {
+		return protocol.Published{}, kafkaError(p.Topic, err)
+	}
+	partition, offset, err := s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []kgo.RecordHeader{{Key: AppHeader, Value: []byte(c.App)}})
+	if err != nil {
+		return protocol.Published{}, kafkaError(p.Topic, err)
+	}
+	s.opt.Metrics.MessagesIn.Inc()
+	s.opt.Metrics.BytesIn.Add(float64(len(value)))
+	return protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil
+}
+
+func kafkaError(topic string, err error) *protocol.Error {
+	if errors.Is(err, hub.ErrTopicNotFound) {
+		return protocol.Errorf(protocol.CodeUnavailable, "topic %s does not exist in Kafka", topic)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return protocol.Errorf(protocol.CodeUnavailable, "Kafka did not acknowledge in time")
+	}
+	return protocol.Errorf(protocol.CodeUnavailable, "Kafka unavailable")
+}

@@ -1,0 +1,265 @@
+// Package edge is the client-facing side of a gateway node: WebSocket connections
+// (the full protocol), Server-Sent Events and HTTP publish, all sharing one
+// authorisation path and one registry of live sessions for revocation.
+package edge
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
+	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// Verifier checks tokens (auth.Verifier).
+type Verifier interface {
+	Verify(token string) (*auth.Claims, *protocol.Error)
+	Recheck(c *auth.Claims) *protocol.Error
+}
+
+// Resolver finds the catalog endpoint serving a concrete path (catalog.Catalog).
+type Resolver interface {
+	Resolve(p protocol.Path) *catalog.Endpoint
+}
+
+// Kafka is what publishing needs (kafka.Cluster).
+type Kafka interface {
+	Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader) (int32, int64, error)
+	Meta(ctx context.Context, topic string) (hub.TopicMeta, error)
+}
+
+// Options configure the edge.
+type Options struct {
+	Verifier Verifier
+	Catalog  Resolver
+	Hub      *hub.Hub
+	Kafka    Kafka
+	Metrics  *metrics.Metrics
+	Logger   *slog.Logger
+
+	QueueSize        int           // outgoing frames per connection (default 1024)
+	SlowPolicy       SlowPolicy    // drop (default) or disconnect
+	MaxSubscriptions int           // per connection (default 1000)
+	AuthTimeout      time.Duration // to send the auth frame (default 10s)
+	PingInterval     time.Duration // WebSocket pings (default 25s)
+	IdleTimeout      time.Duration // silence before a connection is closed (default 60s)
+	PublishTimeout   time.Duration // for Kafka's acknowledgement (default 10s)
+}
+
+// Server is the edge of one node.
+type Server struct {
+	opt Options
+	log *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[session]struct{}
+	byJTI    map[string]map[session]struct{}
+	byApp    map[string]map[session]struct{}
+	draining bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// session is a live authenticated client (WebSocket connection or SSE stream).
+type session interface {
+	claims() *auth.Claims
+	// terminate sends a closing notice and ends the session; it must not block.
+	terminate(code protocol.Code, reason string)
+}
+
+// New builds the edge; call Routes to serve it.
+func New(opt Options) *Server {
+	if opt.QueueSize <= 0 {
+		opt.QueueSize = 1024
+	}
+	if opt.SlowPolicy == "" {
+		opt.SlowPolicy = PolicyDrop
+	}
+	if opt.MaxSubscriptions <= 0 {
+		opt.MaxSubscriptions = 1000
+	}
+	if opt.AuthTimeout <= 0 {
+		opt.AuthTimeout = 10 * time.Second
+	}
+	if opt.PingInterval <= 0 {
+		opt.PingInterval = 25 * time.Second
+	}
+	if opt.IdleTimeout <= 0 {
+		opt.IdleTimeout = 60 * time.Second
+	}
+	if opt.PublishTimeout <= 0 {
+		opt.PublishTimeout = 10 * time.Second
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		opt: opt, log: opt.Logger,
+		sessions: map[session]struct{}{}, byJTI: map[string]map[session]struct{}{}, byApp: map[string]map[session]struct{}{},
+		ctx: ctx, cancel: cancel,
+	}
+	go s.pingLoop()
+	return s
+}
+
+// pingLoop pings every WebSocket connection each PingInterval. One loop for the
+// node instead of a timer goroutine per connection keeps idle connections cheap.
+func (s *Server) pingLoop() {
+	t := time.NewTicker(s.opt.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		conns := make([]*wsConn, 0, len(s.sessions))
+		for sess := range s.sessions {
+			if c, ok := sess.(*wsConn); ok {
+				conns = append(conns, c)
+			}
+		}
+		s.mu.Unlock()
+		for _, c := range conns {
+			go c.ping()
+		}
+	}
+}
+
+// Routes adds the edge's handlers to mux.
+func (s *Server) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /ws", s.serveWS)
+	mux.HandleFunc("GET /sse/{path...}", s.serveSSE)
+	mux.HandleFunc("POST /pub/{path...}", s.servePublish)
+}
+
+// track registers a session (under its token once it has one); called again after
+// authentication and after a refresh, with the claims it had before.
+func (s *Server) track(sess session, old *auth.Claims) {
+	c := sess.claims()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old != nil {
+		removeFrom(s.byJTI, old.JTI, sess)
+		removeFrom(s.byApp, old.App, sess)
+	}
+	s.sessions[sess] = struct{}{}
+	if c != nil {
+		addTo(s.byJTI, c.JTI, sess)
+		addTo(s.byApp, c.App, sess)
+	}
+}
+
+func (s *Server) untrack(sess session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sessions, sess)
+	if c := sess.claims(); c != nil {
+		removeFrom(s.byJTI, c.JTI, sess)
+		removeFrom(s.byApp, c.App, sess)
+	}
+}
+
+func addTo(m map[string]map[session]struct{}, k string, sess session) {
+	set := m[k]
+	if set == nil {
+		set = map[session]struct{}{}
+		m[k] = set
+	}
+	set[sess] = struct{}{}
+}
+
+func removeFrom(m map[string]map[session]struct{}, k string, sess session) {
+	if set := m[k]; set != nil {
+		delete(set, sess)
+		if len(set) == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+// The catalog.Listener methods: catalog changes take effect on live sessions.
+
+// EndpointChanged ends subscriptions of endpoints that are gone or no longer
+// subscribable.
+func (s *Server) EndpointChanged(old, new *catalog.Endpoint) {
+	if old != nil {
+		s.opt.Hub.EndpointsChanged(old.Topic)
+	}
+	if new != nil && (old == nil || new.Topic != old.Topic) {
+		s.opt.Hub.EndpointsChanged(new.Topic)
+	}
+}
+
+// TokenRevoked closes every session using the token at once.
+func (s *Server) TokenRevoked(jti string) {
+	s.terminateWhere(s.byJTI, jti, func(*auth.Claims) bool { return true }, "token revoked")
+}
+
+// AppRevoked closes the app's sessions whose token was issued before notBefore.
+func (s *Server) AppRevoked(appID string, notBefore int64) {
+	reason := "all tokens of this app were revoked"
+	if notBefore == math.MaxInt64 {
+		reason = "app deleted"
+	}
+	s.terminateWhere(s.byApp, appID, func(c *auth.Claims) bool { return c.IssuedAt < notBefore }, reason)
+}
+
+func (s *Server) terminateWhere(index map[string]map[session]struct{}, key string, match func(*auth.Claims) bool, reason string) {
+	s.mu.Lock()
+	var victims []session
+	for sess := range index[key] {
+		if c := sess.claims(); c != nil && match(c) {
+			victims = append(victims, sess)
+		}
+	}
+	s.mu.Unlock()
+	for _, sess := range victims {
+		s.opt.Metrics.RevocationCloses.Inc()
+		sess.terminate(protocol.CodeTokenRevoked, reason)
+	}
+}
+
+// Shutdown tells every client to reconnect elsewhere (1012) and waits, up to
+// ctx, for the sessions to end.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	s.draining = true
+	all := make([]session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		all = append(all, sess)
+	}
+	s.mu.Unlock()
+	for _, sess := range all {
+		sess.terminate(protocol.CloseServiceRestart, "server shutting down; reconnect and resume")
+	}
+	for ctx.Err() == nil {
+		s.mu.Lock()
+		n := len(s.sessions)
+		s.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.cancel()
+}
+
+// Sessions is the number of live sessions (for tests and metrics).
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}

@@ -1,0 +1,224 @@
+package edge
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// sseStream is one Server-Sent Events subscriber. Its handler goroutine is the
+// writer: hub callbacks only queue and wake it.
+type sseStream struct {
+	tok  *auth.Claims
+	out  outQueue
+	wake chan struct{}
+
+	mu     sync.Mutex
+	ended  bool
+	reason chan struct{} // closed when the stream must end after draining
+}
+
+func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
+	token, ok := bearer(r)
+	if !ok {
+		token = r.URL.Query().Get("access_token")
+	}
+	if token == "" {
+		writeProblem(w, protocol.Errorf(protocol.CodeUnauthenticated, "send the token as Authorization: Bearer <token> or ?access_token="))
+		return
+	}
+	claims, perr := s.opt.Verifier.Verify(token)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	p, perr := protocol.ParsePath("/" + r.PathValue("path"))
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	ep, perr := s.authorize(claims, p, protocol.OpSubscribe)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	from, perr := sseFrom(r)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeProblem(w, protocol.Errorf(protocol.CodeInternal, "streaming unsupported"))
+		return
+	}
+
+	st := &sseStream{tok: claims, out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy}, wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	sub, err := s.opt.Hub.Subscribe(ctx, p, string(ep.Format), from, st, nil)
+	cancel()
+	if err != nil {
+		writeProblem(w, kafkaError(p.Topic, err))
+		return
+	}
+	defer sub.Close()
+	s.track(st, nil)
+	defer s.untrack(st)
+	s.opt.Metrics.Connections.WithLabelValues("sse").Inc()
+	defer s.opt.Metrics.Connections.WithLabelValues("sse").Dec()
+	expiry := time.AfterFunc(time.Until(time.Unix(claims.ExpiresAt, 0)), func() {
+		s.opt.Metrics.ExpiryCloses.Inc()
+		st.terminate(protocol.CodeTokenExpired, "token expired")
+	})
+	defer expiry.Stop()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // tell nginx-like proxies not to buffer
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+
+	keepalive := time.NewTicker(s.opt.PingInterval)
+	defer keepalive.Stop()
+	var buf []byte
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		case <-keepalive.C:
+			if _, err := w.Write([]byte(": keepalive\n\n")); err != nil {
+				return
+			}
+			flusher.Flush()
+		case <-st.wake:
+			for {
+				batch := st.out.take()
+				if batch == nil {
+					break
+				}
+				buf = buf[:0]
+				for i := range batch {
+					buf = appendEvent(buf, &batch[i])
+					if f := batch[i].frame; f != nil {
+						s.opt.Metrics.MessagesOut.Inc()
+						s.opt.Metrics.Delay.Observe(float64(time.Now().UnixMilli()-f.Msg.TS) / 1000)
+					}
+				}
+				st.out.recycle(batch)
+				if _, err := w.Write(buf); err != nil {
+					return
+				}
+				s.opt.Metrics.BytesOut.Add(float64(len(buf)))
+				flusher.Flush()
+			}
+		case <-st.reason:
+			// Drain what was queued before the end (the closing event).
+			for batch := st.out.take(); batch != nil; batch = st.out.take() {
+				buf = buf[:0]
+				for i := range batch {
+					buf = appendEvent(buf, &batch[i])
+				}
+				_, _ = w.Write(buf)
+			}
+			flusher.Flush()
+			return
+		}
+	}
+}
+
+// sseFrom reads where to start: Last-Event-ID ("epoch:partition:seq") resumes,
+// else ?from=earliest|latest|<ms>.
+func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		parts := strings.Split(id, ":")
+		if len(parts) == 3 {
+			p, err1 := strconv.ParseInt(parts[1], 10, 32)
+			seq, err2 := strconv.ParseInt(parts[2], 10, 64)
+			if err1 == nil && err2 == nil && p >= 0 && seq >= 0 {
+				return protocol.From{Kind: protocol.FromPosition, Epoch: parts[0], Partition: int32(p), Seq: seq}, nil
+			}
+		}
+		return protocol.From{}, protocol.Errorf(protocol.CodeBadFrame, "Last-Event-ID: %q is not epoch:partition:seq", id)
+	}
+	switch v := r.URL.Query().Get("from"); v {
+	case "", "latest":
+		return protocol.From{Kind: protocol.FromLatest}, nil
+	case "earliest":
+		return protocol.From{Kind: protocol.FromEarliest}, nil
+	default:
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms < 0 {
+			return protocol.From{}, protocol.Errorf(protocol.CodeBadFrame, "from: %q is not earliest, latest or a time in ms", v)
+		}
+		return protocol.From{Kind: protocol.FromTime, Time: ms}, nil
+	}
+}
+
+func appendEvent(dst []byte, it *item) []byte {
+	if f := it.frame; f != nil {
+		dst = append(dst, "id: "...)
+		dst = append(dst, f.Msg.Epoch...)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, int64(f.Msg.Partition), 10)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, f.Msg.Seq, 10)
+		dst = append(dst, "\nevent: message\ndata: "...)
+		dst = append(dst, f.SSE()...)
+		return append(dst, "\n\n"...)
+	}
+	return append(dst, it.raw...) // already a whole event
+}
+
+func sseEvent(name string, frame any) []byte {
+	b := append([]byte("event: "+name+"\ndata: "), protocol.Encode(frame)...)
+	return append(b, "\n\n"...)
+}
+
+func (st *sseStream) claims() *auth.Claims { return st.tok }
+
+func (st *sseStream) push(it item) {
+	if wake, slow := st.out.push(it); slow {
+		st.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing events overflowed")
+	} else if wake {
+		select {
+		case st.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (st *sseStream) Deliver(f *hub.Frame) { st.push(item{frame: f}) }
+
+func (st *sseStream) Gap(g protocol.Gap) { st.push(item{raw: sseEvent("gap", g)}) }
+
+func (st *sseStream) Ended(s *hub.Subscription, code protocol.Code, reason string) {
+	st.push(item{raw: sseEvent("unsubscribed", protocol.Unsubscribed{Type: "unsubscribed", Endpoint: s.Path, Code: code, Reason: reason})})
+	st.end()
+}
+
+func (st *sseStream) terminate(code protocol.Code, reason string) {
+	st.out.mu.Lock()
+	st.out.overflowed = false // let the closing event in even after an overflow
+	st.out.mu.Unlock()
+	st.push(item{raw: sseEvent("closing", protocol.Closing{Type: "closing", Code: code, Reason: reason})})
+	st.end()
+}
+
+func (st *sseStream) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.ended {
+		st.ended = true
+		close(st.reason)
+	}
+}

@@ -1,0 +1,63 @@
+// Package metrics holds the gateway's Prometheus metrics, served at /metrics.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics are one node's counters. Every field is safe for concurrent use.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	Connections      *prometheus.GaugeVec // by transport: ws, sse
+	MessagesOut      prometheus.Counter
+	BytesOut         prometheus.Counter
+	MessagesIn       prometheus.Counter // published by clients, acknowledged by Kafka
+	BytesIn          prometheus.Counter
+	Dropped          prometheus.Counter // messages dropped for slow clients (gap sent)
+	SlowDisconnects  prometheus.Counter
+	RevocationCloses prometheus.Counter
+	ExpiryCloses     prometheus.Counter
+	FrameErrors      *prometheus.CounterVec // error frames sent, by code
+	// Delay is record timestamp → written to the client's socket.
+	Delay prometheus.Histogram
+}
+
+// New registers the metrics; counters owned elsewhere (the hub's) are added with
+// AddCounterFunc / AddGaugeFunc.
+func New() *Metrics {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &Metrics{
+		Registry:         r,
+		Connections:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_gateway_connections", Help: "Open client connections."}, []string{"transport"}),
+		MessagesOut:      prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_messages_out_total", Help: "Message frames written to clients."}),
+		BytesOut:         prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_bytes_out_total", Help: "Bytes of frames written to clients."}),
+		MessagesIn:       prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_messages_in_total", Help: "Messages published by clients and acknowledged by Kafka."}),
+		BytesIn:          prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_bytes_in_total", Help: "Payload bytes published by clients."}),
+		Dropped:          prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_dropped_messages_total", Help: "Messages dropped for slow clients (reported to them as gaps)."}),
+		SlowDisconnects:  prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_slow_disconnects_total", Help: "Connections closed as slow consumers."}),
+		RevocationCloses: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_revocation_closes_total", Help: "Connections closed because their token or app was revoked."}),
+		ExpiryCloses:     prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_expiry_closes_total", Help: "Connections closed because their token expired."}),
+		FrameErrors:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_gateway_error_frames_total", Help: "Error frames sent, by protocol code."}, []string{"code"}),
+		Delay: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "sluice_gateway_delivery_delay_seconds",
+			Help:    "From the Kafka record timestamp to the frame written to the client.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
+		}),
+	}
+	r.MustRegister(m.Connections, m.MessagesOut, m.BytesOut, m.MessagesIn, m.BytesIn, m.Dropped,
+		m.SlowDisconnects, m.RevocationCloses, m.ExpiryCloses, m.FrameErrors, m.Delay)
+	return m
+}
+
+// AddCounterFunc exposes a counter kept elsewhere.
+func (m *Metrics) AddCounterFunc(name, help string, f func() float64) {
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+}
+
+// AddGaugeFunc exposes a gauge kept elsewhere.
+func (m *Metrics) AddGaugeFunc(name, help string, f func() float64) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+}

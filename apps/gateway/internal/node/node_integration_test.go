@@ -1,0 +1,453 @@
+//go:build integration
+
+// End-to-end tests of one gateway node against the real Kafka of the test stack
+// (KAFKA_BROKERS): catalog records in, WebSocket/SSE/HTTP clients out.
+package node
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/gorilla/websocket"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/config"
+)
+
+type fixture struct {
+	t        *testing.T
+	brokers  []string
+	kc       *kgo.Client
+	catalog  string
+	topic    string
+	key      *ecdsa.PrivateKey
+	kid      string
+	app      string
+	base     string // http://host:port
+	cancel   context.CancelFunc
+	finished chan error
+}
+
+func newFixture(t *testing.T) *fixture {
+	raw := os.Getenv("KAFKA_BROKERS")
+	if raw == "" {
+		t.Skip("KAFKA_BROKERS not set")
+	}
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
+	f := &fixture{t: t, brokers: strings.Split(raw, ","), catalog: "__sluice_catalog_test_" + suffix, topic: "prices-" + suffix, kid: "k1", app: "app-1"}
+	kc, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.kc = kc
+	t.Cleanup(kc.Close)
+	adm := kadm.NewClient(kc)
+	ctx := context.Background()
+	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"cleanup.policy": ptr("compact")}, f.catalog); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.CreateTopic(ctx, 3, 1, nil, f.topic); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), f.catalog, f.topic) })
+
+	f.key, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	f.putCatalog("key/"+f.kid, map[string]any{"v": 1, "kid": f.kid, "alg": "ES256", "status": "active", "jwk": map[string]any{
+		"kty": "EC", "crv": "P-256",
+		"x": base64.RawURLEncoding.EncodeToString(f.key.PublicKey.X.FillBytes(make([]byte, 32))),
+		"y": base64.RawURLEncoding.EncodeToString(f.key.PublicKey.Y.FillBytes(make([]byte, 32))),
+	}})
+	f.putCatalog("app/"+f.app, map[string]any{"v": 1, "id": f.app, "name": "Test app", "tokens_not_before": nil})
+	f.putCatalog("endpoint/ep-1", map[string]any{
+		"v": 1, "id": "ep-1", "path": "/" + f.topic + "/{symbol}", "topic": f.topic, "key": nil, "key_param": "symbol",
+		"operations": []string{"subscribe", "publish"}, "payload_format": "json",
+		"json_schema": map[string]any{"type": "object", "required": []string{"price"}, "properties": map[string]any{"price": map[string]any{"type": "number", "minimum": 0}}},
+		"api":         map[string]any{"id": "api-1", "name": "Market", "version": "1.0.0"},
+	})
+
+	cfg := config.Defaults()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.KafkaBrokers = f.brokers
+	cfg.CatalogTopic = f.catalog
+	cfg.ShutdownGrace = 5 * time.Second
+	n, start, err := Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	f.finished = make(chan error, 1)
+	go func() { f.finished <- start(runCtx) }()
+	<-n.Server.Ready()
+	f.base = "http://" + n.Server.Addr().String()
+	t.Cleanup(func() {
+		cancel()
+		<-f.finished
+	})
+	f.waitReady()
+	return f
+}
+
+func ptr(s string) *string { return &s }
+
+func (f *fixture) putCatalog(key string, value any) {
+	var b []byte
+	if value != nil {
+		b, _ = json.Marshal(value)
+	}
+	if err := f.kc.ProduceSync(context.Background(), &kgo.Record{Topic: f.catalog, Key: []byte(key), Value: b}).FirstErr(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) produce(key, value string) (int32, int64) {
+	r := &kgo.Record{Topic: f.topic, Key: []byte(key), Value: []byte(value)}
+	if err := f.kc.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+		f.t.Fatal(err)
+	}
+	return r.Partition, r.Offset
+}
+
+func (f *fixture) waitReady() {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(f.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	f.t.Fatal("node never became ready")
+}
+
+func (f *fixture) token(perms map[string][]string, ttl time.Duration, jti string) string {
+	now := time.Now()
+	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{
+		"iss": "sluice", "aud": "sluice-gateway", "sub": f.app, "jti": jti,
+		"iat": now.Unix(), "exp": now.Add(ttl).Unix(), "permissions": perms,
+	})
+	tok.Header["kid"] = f.kid
+	s, err := tok.SignedString(f.key)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+type client struct {
+	t  *testing.T
+	ws *websocket.Conn
+}
+
+func (f *fixture) dial(header http.Header) *client {
+	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 5 * time.Second}
+	ws, _, err := d.Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", header)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { ws.Close() })
+	return &client{t: f.t, ws: ws}
+}
+
+func (c *client) send(frame string) {
+	c.t.Helper()
+	if err := c.ws.WriteMessage(websocket.TextMessage, []byte(frame)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next reads frames until one of type typ arrives (other frames are returned
+// in skipped for the caller to inspect when it cares).
+func (c *client) next(typ string) map[string]any {
+	c.t.Helper()
+	_ = c.ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			c.t.Fatalf("not JSON: %s", data)
+		}
+		if m["type"] == typ {
+			return m
+		}
+		if m["type"] == "error" && typ != "error" {
+			c.t.Fatalf("waiting for %s got error %v", typ, m)
+		}
+	}
+}
+
+func (f *fixture) authed(perms map[string][]string) (*client, string) {
+	jti := fmt.Sprintf("jti-%d", time.Now().UnixNano())
+	c := f.dial(nil)
+	c.send(`{"type":"auth","id":"a","token":"` + f.token(perms, time.Hour, jti) + `"}`)
+	if m := c.next("authenticated"); m["app"] != f.app || m["id"] != "a" {
+		f.t.Fatalf("authenticated = %v", m)
+	}
+	return c, jti
+}
+
+func TestSubscribePublishAndErrors(t *testing.T) {
+	f := newFixture(t)
+	all := map[string][]string{"all": {"/" + f.topic + "/*"}}
+	c, _ := f.authed(all)
+	ep := "/" + f.topic + "/AAPL"
+
+	c.send(`{"type":"subscribe","id":"s1","endpoint":"` + ep + `"}`)
+	sub := c.next("subscribed")
+	if sub["endpoint"] != ep || sub["epoch"] == "" {
+		t.Fatalf("subscribed = %v", sub)
+	}
+	p, off := f.produce("AAPL", `{"price":1.5}`)
+	f.produce("MSFT", `{"price":9}`)
+	msg := c.next("message")
+	if msg["endpoint"] != ep || msg["seq"] != float64(off) || msg["partition"] != float64(p) || msg["epoch"] != sub["epoch"] {
+		t.Fatalf("message = %v (want partition %d seq %d)", msg, p, off)
+	}
+	if d := msg["data"].(map[string]any); d["price"] != 1.5 {
+		t.Fatalf("data = %v", msg["data"])
+	}
+
+	// A malformed frame gets an error frame and the connection keeps working.
+	c.send(`{"type":"subscribe","id":"bad"`)
+	if e := c.next("error"); e["code"] != float64(4000) {
+		t.Fatalf("error = %v", e)
+	}
+	c.send(`{"type":"ping","id":"p"}`)
+	c.next("pong")
+
+	c.send(`{"type":"subscribe","id":"s2","endpoint":"/nope-topic/x"}`)
+	if e := c.next("error"); e["code"] != float64(4004) || e["id"] != "s2" {
+		t.Fatalf("unknown endpoint error = %v", e)
+	}
+	c.send(`{"type":"subscribe","id":"s3","endpoint":"` + ep + `"}`)
+	if e := c.next("error"); e["code"] != float64(4090) {
+		t.Fatalf("duplicate subscribe error = %v", e)
+	}
+
+	// Publish: acknowledged with Kafka's position, app id in a header.
+	c.send(`{"type":"publish","id":"pub1","endpoint":"/` + f.topic + `/IBM","data":{"price":3}}`)
+	ack := c.next("published")
+	if ack["id"] != "pub1" || ack["endpoint"] != "/"+f.topic+"/IBM" {
+		t.Fatalf("published = %v", ack)
+	}
+	rec := f.readBack(int32(ack["partition"].(float64)), int64(ack["seq"].(float64)))
+	if string(rec.Key) != "IBM" || string(rec.Value) != `{"price":3}` || len(rec.Headers) != 1 || string(rec.Headers[0].Value) != f.app {
+		t.Fatalf("record %q %q %v", rec.Key, rec.Value, rec.Headers)
+	}
+	c.send(`{"type":"publish","id":"pub2","endpoint":"/` + f.topic + `/IBM","data":{"price":-1}}`)
+	if e := c.next("error"); e["code"] != float64(4022) || !strings.Contains(e["message"].(string), "/price") {
+		t.Fatalf("schema error = %v", e)
+	}
+
+	// A token limited to one key may not subscribe to another.
+	c2, _ := f.authed(map[string][]string{"sub": {ep}})
+	c2.send(`{"type":"subscribe","id":"x","endpoint":"/` + f.topic + `/MSFT"}`)
+	if e := c2.next("error"); e["code"] != float64(4003) {
+		t.Fatalf("forbidden error = %v", e)
+	}
+	c2.send(`{"type":"publish","id":"y","endpoint":"` + ep + `","data":{"price":1}}`)
+	if e := c2.next("error"); e["code"] != float64(4003) {
+		t.Fatalf("publish without pub permission = %v", e)
+	}
+}
+
+func (f *fixture) readBack(partition int32, offset int64) *kgo.Record {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{f.topic: {partition: kgo.NewOffset().At(offset)}}))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			f.t.Fatal("record not found")
+		}
+		var found *kgo.Record
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset == offset {
+				found = r
+			}
+		})
+		if found != nil {
+			return found
+		}
+	}
+}
+
+func TestResumeAfterReconnectIsExact(t *testing.T) {
+	f := newFixture(t)
+	perms := map[string][]string{"sub": {"/" + f.topic + "/*"}}
+	ep := "/" + f.topic + "/TSLA"
+	c, _ := f.authed(perms)
+	c.send(`{"type":"subscribe","endpoint":"` + ep + `"}`)
+	c.next("subscribed")
+	f.produce("TSLA", `{"price":1}`)
+	last := c.next("message")
+	c.ws.Close()
+
+	// Missed while disconnected.
+	for i := 2; i <= 4; i++ {
+		f.produce("TSLA", fmt.Sprintf(`{"price":%d}`, i))
+	}
+	c2, _ := f.authed(perms)
+	c2.send(fmt.Sprintf(`{"type":"subscribe","endpoint":"%s","from":{"epoch":"%s","partition":%v,"seq":%v}}`, ep, last["epoch"], last["partition"], last["seq"]))
+	c2.next("subscribed")
+	f.produce("TSLA", `{"price":5}`)
+	for want := 2; want <= 5; want++ {
+		m := c2.next("message")
+		if got := m["data"].(map[string]any)["price"]; got != float64(want) {
+			t.Fatalf("message %d has price %v", want, got)
+		}
+	}
+	// Nothing more (no duplicate).
+	_ = c2.ws.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, data, err := c2.ws.ReadMessage(); err == nil {
+		t.Fatalf("unexpected extra frame %s", data)
+	}
+}
+
+func TestRevocationClosesLiveConnectionsWithinASecond(t *testing.T) {
+	f := newFixture(t)
+	c, jti := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
+	c.send(`{"type":"subscribe","endpoint":"/` + f.topic + `/A"}`)
+	c.next("subscribed")
+	other, _ := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
+
+	start := time.Now()
+	f.putCatalog("revoked/"+jti, map[string]any{"v": 1, "jti": jti, "app": f.app, "expires_at": time.Now().Add(time.Hour).Unix()})
+	closing := c.next("closing")
+	if closing["code"] != float64(4009) {
+		t.Fatalf("closing = %v", closing)
+	}
+	_, _, err := c.ws.ReadMessage()
+	var ce *websocket.CloseError
+	if !asCloseError(err, &ce) || ce.Code != 4009 {
+		t.Fatalf("close = %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Fatalf("revocation took %v", elapsed)
+	}
+	// Another token of the same app is unaffected.
+	other.send(`{"type":"ping","id":"still-here"}`)
+	other.next("pong")
+
+	// Revoking the whole app closes the rest.
+	f.putCatalog("app/"+f.app, map[string]any{"v": 1, "id": f.app, "name": "Test app", "tokens_not_before": time.Now().Add(time.Minute).Unix()})
+	if m := other.next("closing"); m["code"] != float64(4009) {
+		t.Fatalf("app revocation closing = %v", m)
+	}
+}
+
+func asCloseError(err error, target **websocket.CloseError) bool {
+	ce, ok := err.(*websocket.CloseError)
+	if ok {
+		*target = ce
+	}
+	return ok
+}
+
+func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
+	f := newFixture(t)
+	tok := f.token(map[string][]string{"all": {"/" + f.topic + "/*"}}, time.Hour, "jti-sse")
+
+	// Upgrade with the Authorization header: authenticated from the start.
+	c := f.dial(http.Header{"Authorization": {"Bearer " + tok}})
+	c.send(`{"type":"subscribe","id":"1","endpoint":"/` + f.topic + `/K"}`)
+	c.next("subscribed")
+
+	// Without the subprotocol the upgrade is refused.
+	if _, res, err := (&websocket.Dialer{}).Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", nil); err == nil || res.StatusCode != 400 {
+		t.Fatalf("upgrade without subprotocol: %v", err)
+	}
+
+	req, _ := http.NewRequest("GET", f.base+"/sse/"+f.topic+"/K?access_token="+tok, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("sse: %v %v", err, res)
+	}
+	defer res.Body.Close()
+
+	body := strings.NewReader(`{"price":42}`)
+	pub, _ := http.NewRequest("POST", f.base+"/pub/"+f.topic+"/K", body)
+	pub.Header.Set("Authorization", "Bearer "+tok)
+	pub.Header.Set("Content-Type", "application/json")
+	pres, err := http.DefaultClient.Do(pub)
+	if err != nil || pres.StatusCode != 200 {
+		b, _ := io.ReadAll(pres.Body)
+		t.Fatalf("publish: %v %d %s", err, pres.StatusCode, b)
+	}
+	pres.Body.Close()
+
+	lines := bufio.NewScanner(res.Body)
+	var id, data string
+	for lines.Scan() {
+		l := lines.Text()
+		if strings.HasPrefix(l, "id: ") {
+			id = l[4:]
+		}
+		if strings.HasPrefix(l, "data: ") {
+			data = l[6:]
+			break
+		}
+	}
+	if !strings.Contains(data, `"price":42`) || strings.Count(id, ":") != 2 {
+		t.Fatalf("sse event id %q data %q", id, data)
+	}
+	if m := c.next("message"); m["data"].(map[string]any)["price"] != float64(42) {
+		t.Fatalf("ws message = %v", m)
+	}
+
+	// Problems name what is wrong.
+	bad, _ := http.NewRequest("POST", f.base+"/pub/"+f.topic+"/K", strings.NewReader(`{"price":"x"}`))
+	bad.Header.Set("Authorization", "Bearer "+tok)
+	bres, _ := http.DefaultClient.Do(bad)
+	var problem map[string]any
+	_ = json.NewDecoder(bres.Body).Decode(&problem)
+	bres.Body.Close()
+	if bres.StatusCode != 422 || problem["code"] != float64(4022) {
+		t.Fatalf("bad publish = %d %v", bres.StatusCode, problem)
+	}
+	unauth, _ := http.Get(f.base + "/sse/" + f.topic + "/K")
+	unauth.Body.Close()
+	if unauth.StatusCode != 401 {
+		t.Fatalf("sse without token = %d", unauth.StatusCode)
+	}
+}
+
+func TestRemovedEndpointEndsSubscriptionAndShutdownSays1012(t *testing.T) {
+	f := newFixture(t)
+	c, _ := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
+	c.send(`{"type":"subscribe","endpoint":"/` + f.topic + `/Z"}`)
+	c.next("subscribed")
+	f.putCatalog("endpoint/ep-1", nil)
+	if m := c.next("unsubscribed"); m["code"] != float64(4004) {
+		t.Fatalf("unsubscribed = %v", m)
+	}
+	f.cancel()
+	if m := c.next("closing"); m["code"] != float64(1012) {
+		t.Fatalf("closing = %v", m)
+	}
+}
