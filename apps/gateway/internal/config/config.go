@@ -46,11 +46,14 @@ type Config struct {
 	// Default drop.
 	SlowPolicy string
 	// CacheSize is how many recent messages each endpoint with subscribers keeps
-	// in memory to serve resumes. Env SLUICE_CACHE_SIZE, flag -cache-size. Default 16.
+	// in memory to serve resumes. Env SLUICE_CACHE_SIZE, flag -cache-size. Default 4.
 	CacheSize int
 	// MaxSubscriptions per connection. Env SLUICE_MAX_SUBSCRIPTIONS, flag
 	// -max-subscriptions. Default 1000.
 	MaxSubscriptions int
+	// DebugAddr, when set, serves Go's pprof profiles on a separate listener (keep
+	// it on loopback). Env SLUICE_DEBUG_ADDR, flag -debug-addr. Default off.
+	DebugAddr string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -65,7 +68,7 @@ func Defaults() Config {
 		TokenAudience:    "sluice-gateway",
 		QueueSize:        1024,
 		SlowPolicy:       "drop",
-		CacheSize:        16,
+		CacheSize:        4,
 		MaxSubscriptions: 1000,
 	}
 }
@@ -88,6 +91,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fs.IntVar(&cfg.QueueSize, "queue-size", cfg.QueueSize, "outgoing frames queued per client (env SLUICE_QUEUE_SIZE)")
 	fs.StringVar(&cfg.SlowPolicy, "slow-policy", cfg.SlowPolicy, "full queue: drop or disconnect (env SLUICE_SLOW_POLICY)")
 	fs.IntVar(&cfg.CacheSize, "cache-size", cfg.CacheSize, "recent messages kept per endpoint for resume (env SLUICE_CACHE_SIZE)")
+	fs.StringVar(&cfg.DebugAddr, "debug-addr", cfg.DebugAddr, "pprof listener host:port, off when empty (env SLUICE_DEBUG_ADDR)")
 	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -119,7 +123,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("SLUICE_LOG_FORMAT"); v != "" {
 		c.LogFormat = v
 	}
-	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy} {
+	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy, "SLUICE_DEBUG_ADDR": &c.DebugAddr} {
 		if v := getenv(name); v != "" {
 			*dst = v
 		}
@@ -140,9 +144,9 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 // no secrets today; a secret field added later must be masked here.
 func (c Config) Describe() string {
 	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n"+
-		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\n",
+		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n",
 		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.ShutdownGrace, c.LogFormat,
-		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions)
+		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.DebugAddr)
 }
 
 func splitList(s string) []string {
@@ -192,6 +196,11 @@ func (c Config) Validate() error {
 	}
 	if c.CacheSize < 0 || c.CacheSize > 1<<16 {
 		errs = append(errs, fmt.Errorf("cache-size: %d is not between 0 and 65536", c.CacheSize))
+	}
+	if c.DebugAddr != "" {
+		if err := validHostPort(c.DebugAddr); err != nil {
+			errs = append(errs, fmt.Errorf("debug-addr: %w", err))
+		}
 	}
 	if c.MaxSubscriptions < 1 {
 		errs = append(errs, fmt.Errorf("max-subscriptions: must be at least 1"))

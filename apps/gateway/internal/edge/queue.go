@@ -82,19 +82,19 @@ func (q *outQueue) dropBacklog() {
 			continue
 		}
 		q.dropped++
-		sp := spans[it.frame.Msg.Endpoint]
+		sp := spans[it.frame.Endpoint]
 		if sp == nil {
 			sp = &span{first: it.frame}
-			spans[it.frame.Msg.Endpoint] = sp
-			order = append(order, it.frame.Msg.Endpoint)
+			spans[it.frame.Endpoint] = sp
+			order = append(order, it.frame.Endpoint)
 		}
 		sp.last = it.frame
 	}
 	for _, ep := range order {
 		sp := spans[ep]
 		kept = append(kept, item{raw: protocol.Encode(protocol.Gap{
-			Type: "gap", Endpoint: ep, Epoch: sp.first.Msg.Epoch, Partition: sp.first.Msg.Partition,
-			FromSeq: sp.first.Msg.Seq, ToSeq: sp.last.Msg.Seq + 1, Reason: "slow_consumer",
+			Type: "gap", Endpoint: ep, Epoch: sp.first.Epoch, Partition: sp.first.Partition,
+			FromSeq: sp.first.Seq, ToSeq: sp.last.Seq + 1, Reason: "slow_consumer",
 		})})
 	}
 	for i := len(kept); i < len(q.items); i++ {

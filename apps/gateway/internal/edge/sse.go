@@ -111,7 +111,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 					buf = appendEvent(buf, &batch[i])
 					if f := batch[i].frame; f != nil {
 						s.opt.Metrics.MessagesOut.Inc()
-						s.opt.Metrics.Delay.Observe(float64(time.Now().UnixMilli()-f.Msg.TS) / 1000)
+						s.opt.Metrics.Delay.Observe(float64(time.Now().UnixMilli()-f.TS) / 1000)
 					}
 				}
 				st.out.recycle(batch)
@@ -167,13 +167,13 @@ func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
 func appendEvent(dst []byte, it *item) []byte {
 	if f := it.frame; f != nil {
 		dst = append(dst, "id: "...)
-		dst = append(dst, f.Msg.Epoch...)
+		dst = append(dst, f.Epoch...)
 		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, int64(f.Msg.Partition), 10)
+		dst = strconv.AppendInt(dst, int64(f.Partition), 10)
 		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, f.Msg.Seq, 10)
+		dst = strconv.AppendInt(dst, f.Seq, 10)
 		dst = append(dst, "\nevent: message\ndata: "...)
-		dst = append(dst, f.SSE()...)
+		dst = f.AppendSSE(dst)
 		return append(dst, "\n\n"...)
 	}
 	return append(dst, it.raw...) // already a whole event

@@ -24,7 +24,9 @@ const Subprotocol = "sluice.v1"
 const maxPublishesInFlight = 64
 
 var upgrader = websocket.Upgrader{
-	ReadBufferSize:  1024,
+	// Client frames are small (subscribe, publish of a message); a frame larger
+	// than the buffer is still read, in pieces.
+	ReadBufferSize:  512,
 	WriteBufferSize: 1024,
 	// Write buffers are taken from a pool only while writing, so an idle
 	// connection holds none.
@@ -105,7 +107,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		})
 		c.mu.Unlock()
 	}
-	c.readLoop()
+	// Return from the handler: net/http keeps a 4 KiB reader, a 4 KiB writer and
+	// the request alive for as long as its handler runs, which would double what
+	// an idle connection costs.
+	go c.readLoop()
 }
 
 func offersSubprotocol(r *http.Request) bool {
@@ -138,7 +143,7 @@ func (c *wsConn) readLoop() {
 	idle := c.srv.opt.IdleTimeout
 	_ = c.ws.SetReadDeadline(time.Now().Add(idle))
 	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(idle)) })
-	buf := make([]byte, 0, 512)
+	var buf []byte // client frames are rare: allocated on the first one
 	for {
 		kind, r, err := c.ws.NextReader()
 		if err != nil {
@@ -164,7 +169,7 @@ func (c *wsConn) readLoop() {
 		}
 		c.handle(buf)
 		if cap(buf) > 64<<10 {
-			buf = make([]byte, 0, 512) // don't keep a big frame's buffer
+			buf = nil // don't keep a big frame's buffer
 		}
 	}
 }
@@ -401,39 +406,41 @@ func (c *wsConn) writeLoop() {
 		if batch == nil {
 			return
 		}
+		// One deadline per batch: setting it re-arms a runtime timer, which is not
+		// free on a path that runs for every delivered message.
+		_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		var messages, bytes int
+		nowMs := time.Now().UnixMilli()
+		var err error
 		for i := range batch {
 			it := &batch[i]
-			_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			var err error
 			if it.frame != nil {
-				pm := it.frame.Prepared(prepare).(*websocket.PreparedMessage)
-				err = c.ws.WritePreparedMessage(pm)
+				// The frame is encoded once for all subscribers; gorilla only adds
+				// the 2-4 byte WebSocket header while copying it into its buffer.
+				err = c.ws.WriteMessage(websocket.TextMessage, it.frame.WS())
 				if err == nil {
-					m.MessagesOut.Inc()
-					m.BytesOut.Add(float64(len(it.frame.WS())))
-					m.Delay.Observe(float64(time.Now().UnixMilli()-it.frame.Msg.TS) / 1000)
+					messages++
+					bytes += len(it.frame.WS())
+					m.Delay.Observe(float64(nowMs-it.frame.TS) / 1000)
 				}
 			} else {
 				err = c.ws.WriteMessage(websocket.TextMessage, it.raw)
 			}
 			if err != nil {
-				c.out.close()
-				_ = c.ws.Close() // ends the read loop, which cleans up
-				for c.out.take() != nil {
-				}
-				return
+				break
 			}
+		}
+		m.MessagesOut.Add(float64(messages))
+		m.BytesOut.Add(float64(bytes))
+		if err != nil {
+			c.out.close()
+			_ = c.ws.Close() // ends the read loop, which cleans up
+			for c.out.take() != nil {
+			}
+			return
 		}
 		c.out.recycle(batch)
 	}
-}
-
-func prepare(f *hub.Frame) any {
-	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, f.WS())
-	if err != nil {
-		panic(err) // only fails for invalid message types
-	}
-	return pm
 }
 
 // ping sends a WebSocket ping so idle connections through proxies stay open and

@@ -1,43 +1,46 @@
 package hub
 
 import (
-	"sync"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
 // Frame is one record as delivered to subscribers of one endpoint. It is built once
 // per record and shared, read-only, by the endpoint's cache and every subscriber's
-// queue; each transport encoding is produced at most once, on first use.
+// queue. It keeps only the encoded frame, not the record: a record's bytes live in
+// the Kafka client's fetch buffer, and holding them would pin whole fetches in
+// memory for as long as the frame is cached.
 type Frame struct {
-	Msg protocol.Message
+	Endpoint  string
+	Epoch     string
+	Partition int32
+	Seq       int64
+	TS        int64 // record timestamp, ms
+	ws        []byte
+}
 
-	wsOnce  sync.Once
-	ws      []byte
-	sseOnce sync.Once
-	sse     []byte
-	// prepared holds a transport's pre-framed form (a WebSocket PreparedMessage).
-	prepOnce sync.Once
-	prepared any
+// newFrame encodes the record's "message" frame.
+func newFrame(m *protocol.Message) *Frame {
+	return &Frame{
+		Endpoint:  m.Endpoint,
+		Epoch:     m.Epoch,
+		Partition: m.Partition,
+		Seq:       m.Seq,
+		TS:        m.TS,
+		ws:        protocol.AppendMessage(make([]byte, 0, 112+len(m.Endpoint)+len(m.Epoch)+len(m.Data)*4/3), m),
+	}
 }
 
 // WS is the WebSocket "message" frame.
-func (f *Frame) WS() []byte {
-	f.wsOnce.Do(func() { f.ws = protocol.AppendMessage(make([]byte, 0, 128+len(f.Msg.Data)), &f.Msg) })
-	return f.ws
-}
+func (f *Frame) WS() []byte { return f.ws }
 
-// SSE is the data line of a Server-Sent Event.
-func (f *Frame) SSE() []byte {
-	f.sseOnce.Do(func() { f.sse = protocol.AppendMessageBody(make([]byte, 0, 112+len(f.Msg.Data)), &f.Msg) })
-	return f.sse
-}
+// wsPrefix is what the WebSocket frame has and the SSE data line has not.
+const wsPrefix = `{"type":"message",`
 
-// Prepared returns the value build made from this frame the first time it was asked.
-// All callers must pass the same build.
-func (f *Frame) Prepared(build func(*Frame) any) any {
-	f.prepOnce.Do(func() { f.prepared = build(f) })
-	return f.prepared
+// AppendSSE appends the data of a Server-Sent Event: the same object without
+// "type", cut from the WebSocket frame rather than encoded again.
+func (f *Frame) AppendSSE(dst []byte) []byte {
+	dst = append(dst, '{')
+	return append(dst, f.ws[len(wsPrefix):]...)
 }
 
 // Sink receives a subscription's output. Calls come with locks held: a sink only

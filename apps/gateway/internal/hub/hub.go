@@ -17,7 +17,7 @@ const shardCount = 64
 // Config tunes the hub.
 type Config struct {
 	// CacheSize is how many recent frames each endpoint with subscribers keeps to
-	// serve resumes without reading Kafka.
+	// serve resumes without reading Kafka (0: none).
 	CacheSize int
 	// MaxPending bounds the live frames held for a subscription while it catches up.
 	MaxPending int
@@ -95,8 +95,8 @@ type endpointState struct {
 
 // New builds a hub; Close stops its consumers.
 func New(backend Backend, cfg Config) *Hub {
-	if cfg.CacheSize <= 0 {
-		cfg.CacheSize = 16
+	if cfg.CacheSize < 0 {
+		cfg.CacheSize = 0
 	}
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = 4096
@@ -260,7 +260,7 @@ func (h *Hub) dispatch(t *topicState, r Record) {
 }
 
 func (ep *endpointState) newFrame(r Record) *Frame {
-	return &Frame{Msg: protocol.Message{
+	return newFrame(&protocol.Message{
 		Endpoint:  ep.path,
 		Epoch:     ep.topic.meta.Epoch,
 		Partition: r.Partition,
@@ -268,10 +268,14 @@ func (ep *endpointState) newFrame(r Record) *Frame {
 		TS:        r.TS,
 		Data:      r.Value,
 		Encoding:  protocol.EncodingFor(ep.format, r.Value),
-	}}
+	})
 }
 
 func (ep *endpointState) addToCache(f *Frame, size int) {
+	if size == 0 {
+		ep.coveredFrom = f.Seq + 1
+		return
+	}
 	if len(ep.cache) < size {
 		ep.cache = append(ep.cache, f)
 		return
@@ -279,7 +283,7 @@ func (ep *endpointState) addToCache(f *Frame, size int) {
 	evicted := ep.cache[ep.cacheStart]
 	ep.cache[ep.cacheStart] = f
 	ep.cacheStart = (ep.cacheStart + 1) % len(ep.cache)
-	ep.coveredFrom = evicted.Msg.Seq + 1
+	ep.coveredFrom = evicted.Seq + 1
 }
 
 // cachedFrom returns the cached frames with offset >= from, oldest first, and
@@ -291,7 +295,7 @@ func (ep *endpointState) cachedFrom(from int64) ([]*Frame, bool) {
 	var out []*Frame
 	for i := range ep.cache {
 		f := ep.cache[(ep.cacheStart+i)%len(ep.cache)]
-		if f.Msg.Seq >= from {
+		if f.Seq >= from {
 			out = append(out, f)
 		}
 	}

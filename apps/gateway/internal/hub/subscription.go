@@ -139,11 +139,11 @@ func (s *Subscription) deliverLive(f *Frame) {
 // deliverLocked delivers f unless it was already delivered (a catch-up and the live
 // stream overlap; offsets tell which records a subscriber has seen).
 func (s *Subscription) deliverLocked(f *Frame) {
-	if f.Msg.Partition == s.Partition {
-		if f.Msg.Seq <= s.lastSeq {
+	if f.Partition == s.Partition {
+		if f.Seq <= s.lastSeq {
 			return
 		}
-		s.lastSeq = f.Msg.Seq
+		s.lastSeq = f.Seq
 	}
 	s.sink.Deliver(f)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -83,6 +84,9 @@ func (s *Server) Run(ctx context.Context) error {
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.Serve(ln) }()
+	if s.cfg.DebugAddr != "" {
+		go s.serveDebug()
+	}
 
 	select {
 	case err := <-serveErr:
@@ -104,6 +108,20 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// serveDebug serves pprof on its own listener so profiles are never exposed on
+// the public port.
+func (s *Server) serveDebug() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	s.log.Info("pprof listening", "addr", s.cfg.DebugAddr)
+	srv := &http.Server{Addr: s.cfg.DebugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		s.log.Error("pprof listener stopped", "err", err)
+	}
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
