@@ -177,6 +177,7 @@ export async function runAllTests(): Promise<number> {
 
   await runStep("typecheck", bin("turbo"), ["run", "typecheck", "--output-logs=errors-only"], { parse: exitCodeOnly });
   await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
+  await runStep("go vet (gateway, bench)", "sh", ["-c", "cd apps/gateway && go vet ./... && go vet -tags integration ./... && cd ../../bench && go vet ./..."], { env: goEnv, parse: exitCodeOnly });
   await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
   // Each fuzz target runs briefly: long enough to catch a regression in parsing
   // of frames, paths and tokens; the seed corpora also run as unit tests above.
