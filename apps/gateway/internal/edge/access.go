@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -38,6 +39,36 @@ func (s *Server) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*ca
 		return nil, protocol.Errorf(protocol.CodeForbidden, "token does not permit %s on %s", op, path)
 	}
 	return ep, nil
+}
+
+// httpAccess authenticates an SSE or publish request and authorises op on the
+// endpoint of its path. The token comes from the Authorization header or, for
+// subscribing (EventSource cannot set headers), the access_token parameter.
+func (s *Server) httpAccess(r *http.Request, op protocol.Op) (*auth.Claims, protocol.Path, *catalog.Endpoint, *protocol.Error) {
+	token, ok := bearer(r)
+	if !ok && op == protocol.OpSubscribe {
+		token = r.URL.Query().Get("access_token")
+	}
+	if token == "" {
+		hint := "send the token as Authorization: Bearer <token>"
+		if op == protocol.OpSubscribe {
+			hint += " or ?access_token="
+		}
+		return nil, protocol.Path{}, nil, protocol.Errorf(protocol.CodeUnauthenticated, "%s", hint)
+	}
+	claims, err := s.opt.Verifier.Verify(token)
+	if err != nil {
+		return nil, protocol.Path{}, nil, err
+	}
+	p, err := protocol.ParsePath("/" + r.PathValue("path"))
+	if err != nil {
+		return nil, protocol.Path{}, nil, err
+	}
+	ep, err := s.authorize(claims, p, op)
+	if err != nil {
+		return nil, protocol.Path{}, nil, err
+	}
+	return claims, p, ep, nil
 }
 
 // payloadFor turns a publish frame's data into the record value the endpoint's

@@ -12,22 +12,7 @@ import (
 
 // servePublish is POST /pub/{topic}/{key}: the body is the payload.
 func (s *Server) servePublish(w http.ResponseWriter, r *http.Request) {
-	token, ok := bearer(r)
-	if !ok {
-		writeProblem(w, protocol.Errorf(protocol.CodeUnauthenticated, "send the token as Authorization: Bearer <token>"))
-		return
-	}
-	claims, perr := s.opt.Verifier.Verify(token)
-	if perr != nil {
-		writeProblem(w, perr)
-		return
-	}
-	p, perr := protocol.ParsePath("/" + r.PathValue("path"))
-	if perr != nil {
-		writeProblem(w, perr)
-		return
-	}
-	ep, perr := s.authorize(claims, p, protocol.OpPublish)
+	claims, p, ep, perr := s.httpAccess(r, protocol.OpPublish)
 	if perr != nil {
 		writeProblem(w, perr)
 		return

@@ -26,25 +26,7 @@ type sseStream struct {
 }
 
 func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
-	token, ok := bearer(r)
-	if !ok {
-		token = r.URL.Query().Get("access_token")
-	}
-	if token == "" {
-		writeProblem(w, protocol.Errorf(protocol.CodeUnauthenticated, "send the token as Authorization: Bearer <token> or ?access_token="))
-		return
-	}
-	claims, perr := s.opt.Verifier.Verify(token)
-	if perr != nil {
-		writeProblem(w, perr)
-		return
-	}
-	p, perr := protocol.ParsePath("/" + r.PathValue("path"))
-	if perr != nil {
-		writeProblem(w, perr)
-		return
-	}
-	ep, perr := s.authorize(claims, p, protocol.OpSubscribe)
+	claims, p, ep, perr := s.httpAccess(r, protocol.OpSubscribe)
 	if perr != nil {
 		writeProblem(w, perr)
 		return
