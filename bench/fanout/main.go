@@ -222,10 +222,13 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string) st
 		b, _ := json.Marshal(v)
 		must(kc.ProduceSync(ctx, &kgo.Record{Topic: catalogTopic, Key: []byte(k), Value: b}).FirstErr())
 	}
+	// The uncompressed point: 0x04, then X and Y, 32 bytes each.
+	point, err := key.PublicKey.Bytes()
+	must(err)
 	put("key/bench", map[string]any{"v": 1, "kid": "bench", "alg": "ES256", "status": "active", "jwk": map[string]any{
 		"kty": "EC", "crv": "P-256",
-		"x": base64.RawURLEncoding.EncodeToString(key.PublicKey.X.FillBytes(make([]byte, 32))),
-		"y": base64.RawURLEncoding.EncodeToString(key.PublicKey.Y.FillBytes(make([]byte, 32))),
+		"x": base64.RawURLEncoding.EncodeToString(point[1:33]),
+		"y": base64.RawURLEncoding.EncodeToString(point[33:]),
 	}})
 	put("app/bench", map[string]any{"v": 1, "id": "bench", "name": "bench", "tokens_not_before": nil})
 	put("endpoint/bench", map[string]any{"v": 1, "id": "bench", "path": "/" + topic + "/{k}", "topic": topic, "key": nil, "key_param": "k",

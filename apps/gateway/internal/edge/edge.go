@@ -256,10 +256,3 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 	s.cancel()
 }
-
-// Sessions is the number of live sessions (for tests and metrics).
-func (s *Server) Sessions() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sessions)
-}

@@ -40,48 +40,56 @@ type outQueue struct {
 	writing bool
 	// overflowed is set when PolicyDisconnect hit the bound; the owner closes.
 	overflowed bool
-	dropped    int64 // messages dropped under PolicyDrop, for metrics
 	spare      []item
 }
 
-// push appends it and reports whether a writer must be started (none owns the
-// queue) and whether the connection must be closed as a slow consumer.
-func (q *outQueue) push(it item) (wake, slow bool) {
+// pushResult says what the owner of a queue must do after a push.
+type pushResult struct {
+	wake    bool // start a writer: none owns the queue
+	slow    bool // close the connection as a slow consumer
+	dropped int  // messages discarded under PolicyDrop (for metrics)
+}
+
+// push appends it, applying the slow-client policy when the queue is full.
+func (q *outQueue) push(it item) (r pushResult) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed || q.overflowed {
-		return false, false
+		return r
 	}
 	if len(q.items) >= q.capacity {
 		if q.policy == PolicyDisconnect {
 			q.overflowed = true
-			return false, true
+			r.slow = true
+			return r
 		}
-		q.dropBacklog()
+		r.dropped = q.dropBacklog()
 	}
 	q.items = append(q.items, it)
-	if q.writing {
-		return false, false
+	if !q.writing {
+		q.writing = true
+		r.wake = true
 	}
-	q.writing = true
-	return true, false
+	return r
 }
 
 // dropBacklog replaces every queued message frame with one gap notice per
-// endpoint, keeping the other frames (acks, errors) in order. Called with mu held.
-func (q *outQueue) dropBacklog() {
+// endpoint, keeping the other frames (acks, errors) in order, and returns how
+// many messages it dropped. Called with mu held.
+func (q *outQueue) dropBacklog() int {
 	type span struct {
 		first, last *hub.Frame
 	}
 	spans := map[string]*span{}
 	var order []string
 	kept := q.items[:0]
+	dropped := 0
 	for _, it := range q.items {
 		if it.frame == nil {
 			kept = append(kept, it)
 			continue
 		}
-		q.dropped++
+		dropped++
 		sp := spans[it.frame.Endpoint]
 		if sp == nil {
 			sp = &span{first: it.frame}
@@ -101,6 +109,7 @@ func (q *outQueue) dropBacklog() {
 		q.items[i] = item{} // release the frames
 	}
 	q.items = kept
+	return dropped
 }
 
 // take hands the queued items to the writer and empties the queue. A nil result
@@ -134,4 +143,14 @@ func (q *outQueue) close() {
 	q.closed = true
 	q.items = nil
 	q.mu.Unlock()
+}
+
+// countDropped feeds a push's slow-client outcome into the metrics.
+func (s *Server) countDropped(r pushResult) {
+	if r.dropped > 0 {
+		s.opt.Metrics.Dropped.Add(float64(r.dropped))
+	}
+	if r.slow {
+		s.opt.Metrics.SlowDisconnects.Inc()
+	}
 }

@@ -16,6 +16,7 @@ import (
 // sseStream is one Server-Sent Events subscriber. Its handler goroutine is the
 // writer: hub callbacks only queue and wake it.
 type sseStream struct {
+	srv  *Server
 	tok  *auth.Claims
 	out  outQueue
 	wake chan struct{}
@@ -42,7 +43,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	st := &sseStream{tok: claims, out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy}, wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	st := &sseStream{srv: s, tok: claims, out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy}, wake: make(chan struct{}, 1), reason: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	sub, err := s.opt.Hub.Subscribe(ctx, p, string(ep.Format), from, st, nil)
 	cancel()
@@ -169,9 +170,11 @@ func sseEvent(name string, frame any) []byte {
 func (st *sseStream) claims() *auth.Claims { return st.tok }
 
 func (st *sseStream) push(it item) {
-	if wake, slow := st.out.push(it); slow {
+	r := st.out.push(it)
+	st.srv.countDropped(r)
+	if r.slow {
 		st.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing events overflowed")
-	} else if wake {
+	} else if r.wake {
 		select {
 		case st.wake <- struct{}{}:
 		default:

@@ -386,13 +386,11 @@ func (c *wsConn) sendError(id string, err *protocol.Error) {
 }
 
 func (c *wsConn) push(it item) {
-	wake, slow := c.out.push(it)
-	if slow {
-		c.srv.opt.Metrics.SlowDisconnects.Inc()
+	r := c.out.push(it)
+	c.srv.countDropped(r)
+	if r.slow {
 		go c.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing frames overflowed")
-		return
-	}
-	if wake {
+	} else if r.wake {
 		go c.writeLoop()
 	}
 }

@@ -151,29 +151,15 @@ func (s *Subscription) deliverLocked(f *Frame) {
 // catchUp reads Kafka from the requested start up to the live stream, then
 // switches the subscription to live delivery.
 func (s *Subscription) catchUp(ctx context.Context, from protocol.From) {
-	t := s.ep.topic
-	next, err := s.startOffset(ctx, from)
+	next := int64(-1) // unknown until startOffset succeeds
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
+		err := s.readToEnd(ctx, from, &next)
 		if err == nil {
-			err = s.readUpToEnd(ctx, t.name, &next)
-		}
-		if err == nil {
-			s.mu.Lock()
-			if !s.overflow {
-				pending := s.pending
-				s.pending = nil
-				for _, f := range pending {
-					s.deliverLocked(f)
-				}
-				s.live = true
-				s.mu.Unlock()
+			if s.goLive() {
 				return
 			}
-			// Live frames were dropped while we read: read Kafka further.
-			s.pending, s.overflow = nil, false
-			s.mu.Unlock()
-			continue
+			continue // live frames were dropped while we read: read Kafka further
 		}
 		if ctx.Err() != nil {
 			return
@@ -185,16 +171,43 @@ func (s *Subscription) catchUp(ctx context.Context, from protocol.From) {
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, 5*time.Second)
-		if next < 0 {
-			next, err = s.startOffset(ctx, from)
-		} else {
-			err = nil
-		}
 	}
 }
 
+// readToEnd reads from *next (found from "from" on the first call) up to the
+// partition's current end, advancing *next as it goes.
+func (s *Subscription) readToEnd(ctx context.Context, from protocol.From, next *int64) error {
+	if *next < 0 {
+		start, err := s.startOffset(ctx, from)
+		if err != nil {
+			return err
+		}
+		*next = start
+	}
+	return s.readUpToEnd(ctx, s.ep.topic.name, next)
+}
+
+// goLive hands the subscription over to live delivery: the live frames held
+// while catching up go out (those already read from Kafka are skipped by
+// offset). It returns false when some were dropped, so the caller reads further.
+func (s *Subscription) goLive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.overflow {
+		s.pending, s.overflow = nil, false
+		return false
+	}
+	pending := s.pending
+	s.pending = nil
+	for _, f := range pending {
+		s.deliverLocked(f)
+	}
+	s.live = true
+	return true
+}
+
 // startOffset turns from into the first offset to read, reporting gaps for a
-// position Kafka no longer holds or a topic that was recreated. -1 on error.
+// position Kafka no longer holds or a topic that was recreated.
 func (s *Subscription) startOffset(ctx context.Context, from protocol.From) (int64, error) {
 	b, topic := s.hub.backend, s.ep.topic.name
 	start, end, err := b.Offsets(ctx, topic, s.Partition)

@@ -27,6 +27,19 @@ type Cluster struct {
 	cl      *kgo.Client
 	adm     *kadm.Client
 	keyPart kgo.TopicPartitioner
+
+	metaMu sync.Mutex
+	meta   map[string]cachedMeta
+}
+
+// metaTTL bounds how stale a cached topic id and partition count may be. Every
+// publish needs the epoch for its answer; asking Kafka each time would add a
+// metadata round trip to every publish.
+const metaTTL = 10 * time.Second
+
+type cachedMeta struct {
+	meta hub.TopicMeta
+	at   time.Time
 }
 
 // New connects lazily: nothing is sent until the first request.
@@ -50,17 +63,33 @@ func New(brokers []string, log *slog.Logger) (*Cluster, error) {
 		cl:      cl,
 		adm:     kadm.NewClient(cl),
 		keyPart: kgo.StickyKeyPartitioner(nil).ForTopic(""),
+		meta:    map[string]cachedMeta{},
 	}, nil
 }
 
 // Close releases the shared client.
 func (c *Cluster) Close() { c.cl.Close() }
 
-// Ping checks that a broker answers.
-func (c *Cluster) Ping(ctx context.Context) error { return c.cl.Ping(ctx) }
-
-// Meta returns the topic's id (as the epoch) and partition count.
+// Meta returns the topic's id (as the epoch) and partition count, cached for
+// metaTTL.
 func (c *Cluster) Meta(ctx context.Context, topic string) (hub.TopicMeta, error) {
+	c.metaMu.Lock()
+	cached, ok := c.meta[topic]
+	c.metaMu.Unlock()
+	if ok && time.Since(cached.at) < metaTTL {
+		return cached.meta, nil
+	}
+	m, err := c.fetchMeta(ctx, topic)
+	if err != nil {
+		return m, err
+	}
+	c.metaMu.Lock()
+	c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
+	c.metaMu.Unlock()
+	return m, nil
+}
+
+func (c *Cluster) fetchMeta(ctx context.Context, topic string) (hub.TopicMeta, error) {
 	md, err := c.adm.Metadata(ctx, topic)
 	if err != nil {
 		return hub.TopicMeta{}, err

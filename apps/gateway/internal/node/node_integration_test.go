@@ -67,10 +67,15 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), f.catalog, f.topic) })
 
 	f.key, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// The uncompressed point: 0x04, then X and Y, 32 bytes each.
+	point, err := f.key.PublicKey.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.putCatalog("key/"+f.kid, map[string]any{"v": 1, "kid": f.kid, "alg": "ES256", "status": "active", "jwk": map[string]any{
 		"kty": "EC", "crv": "P-256",
-		"x": base64.RawURLEncoding.EncodeToString(f.key.PublicKey.X.FillBytes(make([]byte, 32))),
-		"y": base64.RawURLEncoding.EncodeToString(f.key.PublicKey.Y.FillBytes(make([]byte, 32))),
+		"x": base64.RawURLEncoding.EncodeToString(point[1:33]),
+		"y": base64.RawURLEncoding.EncodeToString(point[33:]),
 	}})
 	f.putCatalog("app/"+f.app, map[string]any{"v": 1, "id": f.app, "name": "Test app", "tokens_not_before": nil})
 	f.putCatalog("endpoint/ep-1", map[string]any{

@@ -36,17 +36,6 @@ type Message struct {
 func AppendMessage(dst []byte, m *Message) []byte {
 	dst = append(dst, `{"type":"message","endpoint":`...)
 	dst = AppendString(dst, m.Endpoint)
-	return appendPositionAndData(dst, m)
-}
-
-// AppendMessageBody writes the same fields without "type" (the SSE data line).
-func AppendMessageBody(dst []byte, m *Message) []byte {
-	dst = append(dst, `{"endpoint":`...)
-	dst = AppendString(dst, m.Endpoint)
-	return appendPositionAndData(dst, m)
-}
-
-func appendPositionAndData(dst []byte, m *Message) []byte {
 	dst = append(dst, `,"epoch":`...)
 	dst = AppendString(dst, m.Epoch)
 	dst = append(dst, `,"partition":`...)

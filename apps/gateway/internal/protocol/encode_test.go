@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -38,13 +37,6 @@ func TestAppendMessageIsValidJSONForEveryEncoding(t *testing.T) {
 		if isB64 != (m.Encoding == DataBase64) {
 			t.Errorf("%s %q: encoding field present=%v, want %v", c.format, c.value, isB64, m.Encoding == DataBase64)
 		}
-	}
-}
-
-func TestAppendMessageBodyOmitsType(t *testing.T) {
-	out := AppendMessageBody(nil, &Message{Endpoint: "/a/b", Data: []byte("1")})
-	if strings.Contains(string(out), `"type"`) || !json.Valid(out) {
-		t.Fatalf("body %s", out)
 	}
 }
 

@@ -1,0 +1,75 @@
+package edge
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+func frame(endpoint string, seq int64) item {
+	return item{frame: &hub.Frame{Endpoint: endpoint, Epoch: "e", Partition: 1, Seq: seq}}
+}
+
+func TestOnlyTheFirstPushStartsAWriter(t *testing.T) {
+	q := outQueue{capacity: 8, policy: PolicyDrop}
+	if r := q.push(frame("/a/1", 1)); !r.wake {
+		t.Fatal("first push must start a writer")
+	}
+	if r := q.push(frame("/a/1", 2)); r.wake {
+		t.Fatal("a second writer must not start while one owns the queue")
+	}
+	if got := q.take(); len(got) != 2 {
+		t.Fatalf("took %d items", len(got))
+	}
+	if q.take() != nil {
+		t.Fatal("empty queue must release the writer")
+	}
+	if r := q.push(frame("/a/1", 3)); !r.wake {
+		t.Fatal("after release the next push starts a writer again")
+	}
+}
+
+func TestDropPolicyReplacesBacklogWithExactGaps(t *testing.T) {
+	q := outQueue{capacity: 4, policy: PolicyDrop}
+	q.push(frame("/a/1", 10))
+	q.push(item{raw: []byte(`{"type":"pong"}`)})
+	q.push(frame("/b/2", 11))
+	q.push(frame("/a/1", 14))
+	r := q.push(frame("/a/1", 20))
+	if r.dropped != 3 || r.slow {
+		t.Fatalf("push result %+v, want 3 dropped", r)
+	}
+	got := q.take()
+	if len(got) != 4 || string(got[0].raw) != `{"type":"pong"}` || got[3].frame == nil || got[3].frame.Seq != 20 {
+		t.Fatalf("queue after drop: %+v", got)
+	}
+	var gaps []protocol.Gap
+	for _, it := range got[1:3] {
+		var g protocol.Gap
+		if err := json.Unmarshal(it.raw, &g); err != nil {
+			t.Fatal(err)
+		}
+		gaps = append(gaps, g)
+	}
+	want := []protocol.Gap{
+		{Type: "gap", Endpoint: "/a/1", Epoch: "e", Partition: 1, FromSeq: 10, ToSeq: 15, Reason: "slow_consumer"},
+		{Type: "gap", Endpoint: "/b/2", Epoch: "e", Partition: 1, FromSeq: 11, ToSeq: 12, Reason: "slow_consumer"},
+	}
+	if len(gaps) != 2 || gaps[0] != want[0] || gaps[1] != want[1] {
+		t.Fatalf("gaps %+v, want %+v", gaps, want)
+	}
+}
+
+func TestDisconnectPolicyReportsSlowOnceAndStopsQueueing(t *testing.T) {
+	q := outQueue{capacity: 2, policy: PolicyDisconnect}
+	q.push(frame("/a/1", 1))
+	q.push(frame("/a/1", 2))
+	if r := q.push(frame("/a/1", 3)); !r.slow || r.dropped != 0 {
+		t.Fatalf("push result %+v, want slow", r)
+	}
+	if r := q.push(frame("/a/1", 4)); r.slow || r.wake {
+		t.Fatalf("after overflow pushes are ignored, got %+v", r)
+	}
+}
