@@ -13,7 +13,11 @@ const securityHeaders = [
 const nextConfig: NextConfig = {
   // @sluice/db ships TypeScript sources (its exports point at src/*.ts).
   transpilePackages: ["@sluice/db"],
+  // kafkajs and pg are Node libraries with optional native paths: load them at run time.
+  serverExternalPackages: ["kafkajs", "pg"],
   poweredByHeader: false,
+  // forbidden() renders app/forbidden.tsx with a 403 for pages a role may not see.
+  experimental: { authInterrupts: true },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

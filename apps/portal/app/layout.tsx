@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 
 import { SiteFooter } from "@/components/site-footer";
 import { SiteHeader } from "@/components/site-header";
+import { CsrfProvider } from "@/components/ui/csrf";
+import { currentSession } from "@/lib/auth/current-user";
 
 import "./globals.css";
 
@@ -11,7 +13,8 @@ export const metadata: Metadata = {
     "Self-hosted streaming API portal and gateway for Apache Kafka: topics become streaming endpoints with AsyncAPI docs and per-app tokens.",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  const session = await currentSession();
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col bg-white text-slate-900 antialiased">
@@ -21,10 +24,12 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         >
           Skip to content
         </a>
-        <SiteHeader />
-        <main id="main" className="flex-1">
-          {children}
-        </main>
+        <CsrfProvider token={session?.csrfToken ?? ""}>
+          <SiteHeader />
+          <main id="main" className="flex-1">
+            {children}
+          </main>
+        </CsrfProvider>
         <SiteFooter />
       </body>
     </html>

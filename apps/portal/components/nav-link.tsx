@@ -6,7 +6,8 @@ import { usePathname } from "next/navigation";
 // Client-side only to know the current path, so screen readers hear which
 // section is open (aria-current) and the active item can be styled.
 export function NavLink({ href, children }: { href: string; children: React.ReactNode }) {
-  const active = usePathname() === href;
+  const pathname = usePathname();
+  const active = pathname === href || pathname.startsWith(`${href}/`);
   return (
     <Link
       href={href}

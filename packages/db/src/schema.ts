@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   index,
   jsonb,
@@ -21,6 +22,7 @@ import {
 export const userRole = pgEnum("user_role", ["admin", "editor", "viewer"]);
 export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes"]);
 export const signingKeyStatus = pgEnum("signing_key_status", ["active", "retired"]);
+export const accountLinkPurpose = pgEnum("account_link_purpose", ["first_admin", "invite", "password_reset"]);
 
 /** The operations an endpoint allows and a grant or token permits. */
 export const OPERATIONS = ["subscribe", "publish"] as const;
@@ -132,6 +134,8 @@ export const apps = pgTable(
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
     ownerId: uuid("owner_id").references(() => users.id, { onDelete: "set null" }),
+    // "Revoke every token of this app": tokens issued before this instant are rejected.
+    tokensNotBefore: timestamp("tokens_not_before", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -217,6 +221,89 @@ export const issuedTokens = pgTable(
   ],
 );
 
+/**
+ * Signed-in browser sessions. The cookie carries a random token; only its SHA-256
+ * is stored, so a database leak does not hand out sessions. `csrfToken` is echoed
+ * in every form and in the X-CSRF-Token header of cookie-authenticated API calls.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    userAgent: text("user_agent").notNull().default(""),
+  },
+  (t) => [index("sessions_user_id_idx").on(t.userId), index("sessions_expires_at_idx").on(t.expiresAt)],
+);
+
+/**
+ * Personal API keys for the management API (`Authorization: Bearer slk_...`). The
+ * key is shown once; only its SHA-256 and a short prefix (to tell keys apart) are kept.
+ */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    secretHash: text("secret_hash").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("api_keys_secret_hash_key").on(t.secretHash),
+    index("api_keys_user_id_idx").on(t.userId),
+    check("api_keys_name_length", sql`char_length(${t.name}) between 1 and 100`),
+  ],
+);
+
+/** Sign-in attempts, for rate limiting by e-mail and by client address. */
+export const loginAttempts = pgTable(
+  "login_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    email: text("email").notNull(),
+    ip: text("ip").notNull(),
+    succeeded: boolean("succeeded").notNull(),
+    attemptedAt: timestamp("attempted_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("login_attempts_email_idx").on(t.email, t.attemptedAt),
+    index("login_attempts_ip_idx").on(t.ip, t.attemptedAt),
+  ],
+);
+
+/**
+ * One-time links that let someone set a password: the first admin's setup link,
+ * an invitation, a password reset. Only the token's SHA-256 is stored; a link
+ * works once and until it expires.
+ */
+export const accountLinks = pgTable(
+  "account_links",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    purpose: accountLinkPurpose("purpose").notNull(),
+    // Null for first_admin (the account does not exist yet).
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
+    createdBy: uuid("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [check("account_links_user", sql`(${t.purpose} = 'first_admin') = (${t.userId} is null)`)],
+);
+
 /** Who changed what, when, with the entity before and after. Append-only. */
 export const auditLog = pgTable(
   "audit_log",
@@ -272,5 +359,8 @@ export type AppGrant = typeof appGrants.$inferSelect;
 export type NewAppGrant = typeof appGrants.$inferInsert;
 export type SigningKey = typeof signingKeys.$inferSelect;
 export type IssuedToken = typeof issuedTokens.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type AccountLink = typeof accountLinks.$inferSelect;
 export type AuditLogEntry = typeof auditLog.$inferSelect;
 export type CatalogOutboxRow = typeof catalogOutbox.$inferSelect;

@@ -51,6 +51,9 @@ async function start(profile: Profile): Promise<void> {
       `  Bridge    ${urls.bridge}   (health: ${urls.bridge}/healthz)`,
       `  Kafka     ${urls.kafkaBrokers.join(",")}${config.externalKafkaBrokers ? "" : "   (local, KRaft)"}`,
       `  Postgres  ${config.externalDatabaseUrl ? "from DATABASE_URL" : `127.0.0.1:${config.ports.postgres} (embedded; credentials in ${config.dataDir}/postgres-credentials.json)`}`,
+      ...(urls.setupUrl
+        ? ["", "  No admin exists yet. Create the first one with this one-time link (valid 24 hours):", `    ${urls.setupUrl}`]
+        : []),
       "Press Ctrl-C to stop everything.",
       "",
     ];

@@ -94,4 +94,6 @@ export interface StackUrls {
   bridge: string;
   databaseUrl: string;
   kafkaBrokers: string[];
+  /** The one-time link that creates the first admin, while none exists. */
+  setupUrl?: string;
 }

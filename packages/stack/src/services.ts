@@ -13,6 +13,16 @@ export interface Infra {
   kafkaBrokers: string[];
 }
 
+/** The portal's settings that depend on where the stack listens; explicit env wins. */
+export function portalEnv(config: StackConfig, infra: Infra, secretKey: string): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: infra.databaseUrl,
+    SLUICE_SECRET_KEY: secretKey,
+    SLUICE_PORTAL_PUBLIC_URL: process.env.SLUICE_PORTAL_PUBLIC_URL ?? url(config, config.ports.portal),
+    SLUICE_GATEWAY_PUBLIC_URL: process.env.SLUICE_GATEWAY_PUBLIC_URL ?? url(config, config.ports.gateway),
+  };
+}
+
 const url = (config: StackConfig, port: number) => `http://${config.host}:${port}`;
 
 export function gatewayBinary(config: StackConfig): string {
@@ -45,7 +55,7 @@ export async function buildPortal(config: StackConfig, supervisor: Supervisor): 
 }
 
 /** Starts the three services and waits until each answers its health check. */
-export async function startServices(config: StackConfig, supervisor: Supervisor, infra: Infra): Promise<void> {
+export async function startServices(config: StackConfig, supervisor: Supervisor, infra: Infra, portalSettings: NodeJS.ProcessEnv): Promise<void> {
   const brokers = infra.kafkaBrokers.join(",");
   const common = { ...process.env, KAFKA_BROKERS: brokers, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
 
@@ -75,7 +85,7 @@ export async function startServices(config: StackConfig, supervisor: Supervisor,
       ...common,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: infra.databaseUrl,
+      ...portalSettings,
       SLUICE_GATEWAY_HEALTH_URL: `${url(config, config.ports.gateway)}/healthz`,
       SLUICE_BRIDGE_HEALTH_URL: `${url(config, config.ports.bridge)}/healthz`,
     },

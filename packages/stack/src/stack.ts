@@ -10,7 +10,8 @@ import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
 import { say } from "./log.ts";
 import { checkExternalPostgres, startEmbeddedPostgres } from "./postgres.ts";
 import { assertJava, assertPortsFree } from "./preflight.ts";
-import { buildGateway, buildPortal, serviceUrls, startServices } from "./services.ts";
+import { preparePortal, portalSecretKey } from "./portal-prepare.ts";
+import { buildGateway, buildPortal, portalEnv, serviceUrls, startServices } from "./services.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 export function runDir(config: StackConfig): string {
@@ -43,8 +44,16 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
     throw new StackError(`Applying database migrations failed: ${(err as Error).message}`);
   }
 
-  await startServices(config, supervisor, { databaseUrl, kafkaBrokers });
-  const urls: StackUrls = { ...serviceUrls(config), databaseUrl, kafkaBrokers };
+  const infra = { databaseUrl, kafkaBrokers };
+  const portalSettings = portalEnv(config, infra, portalSecretKey(config));
+  const { admin } = await preparePortal(config, portalSettings);
+  await startServices(config, supervisor, infra, portalSettings);
+  const urls: StackUrls = {
+    ...serviceUrls(config),
+    databaseUrl,
+    kafkaBrokers,
+    ...(admin.kind === "setup-link" ? { setupUrl: admin.url } : {}),
+  };
   writeFileSync(stackFile(config), JSON.stringify(urls, null, 2), { mode: 0o600 });
   return urls;
 }

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, loadConfig, type StackUrls } from "./config.ts";
 import { say } from "./log.ts";
+import { portalSecretKey } from "./portal-prepare.ts";
 import { stackFile } from "./stack.ts";
 import { isAlive } from "./supervisor.ts";
 
@@ -193,13 +194,20 @@ export async function runAllTests(): Promise<number> {
       SLUICE_PORTAL_URL: stack.urls.portal,
       SLUICE_GATEWAY_URL: stack.urls.gateway,
       SLUICE_BRIDGE_URL: stack.urls.bridge,
+      // The first-admin link is used by the Playwright suite, which therefore runs
+      // first: integration tests seed their own admins, which retires the link.
+      SLUICE_SETUP_URL: stack.urls.setupUrl ?? "",
+      // In-process test helpers sign and verify like the running portal.
+      SLUICE_SECRET_KEY: portalSecretKey(loadConfig("test")),
+      SLUICE_PORTAL_PUBLIC_URL: stack.urls.portal,
+      SLUICE_GATEWAY_PUBLIC_URL: stack.urls.gateway,
     };
+    await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
     await runStep("integration tests (TypeScript)", bin("turbo"), ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"], { env, parse: nodeTestCounts });
     const goIntegration = goIntegrationPackages(gatewayDir);
     if (goIntegration.length > 0) {
       await runStep("integration tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "-tags", "integration", ...goIntegration], { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts });
     }
-    await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
 
     say("── stopping the test stack (SIGINT)");
     const { exitCode, leftovers } = await stack.stop();

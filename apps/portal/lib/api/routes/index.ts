@@ -1,0 +1,24 @@
+// Every /api/v1 operation, grouped by area. Add a route by adding it to its
+// area's list; the router and the OpenAPI document both read this one array.
+import type { RouteDef } from "../route";
+import { accountRoutes } from "./account";
+import { apiRoutes } from "./apis";
+import { appRoutes } from "./apps";
+import { asyncApiRoutes } from "./asyncapi";
+import { auditRoutes } from "./audit";
+import { endpointRoutes } from "./endpoints";
+import { signingKeyRoutes } from "./signing-keys";
+import { tokenRoutes } from "./tokens";
+import { topicRoutes } from "./topics";
+
+export const allRoutes: RouteDef[] = [
+  ...accountRoutes,
+  ...apiRoutes,
+  ...endpointRoutes,
+  ...topicRoutes,
+  ...asyncApiRoutes,
+  ...appRoutes,
+  ...tokenRoutes,
+  ...signingKeyRoutes,
+  ...auditRoutes,
+];

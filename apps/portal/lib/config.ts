@@ -1,0 +1,55 @@
+// The portal's runtime settings, read from the environment on every call so a
+// built portal follows the deployment rather than the build machine.
+import { AppError } from "./errors";
+
+function env(name: string): string | undefined {
+  const value = process.env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** Token claims shared with the gateway (its SLUICE_TOKEN_ISSUER / SLUICE_TOKEN_AUDIENCE). */
+export function tokenSettings() {
+  return {
+    issuer: env("SLUICE_TOKEN_ISSUER") ?? "sluice",
+    audience: env("SLUICE_TOKEN_AUDIENCE") ?? "sluice-gateway",
+    /** The longest lifetime a minted token may have; default 90 days. */
+    maxLifetimeSeconds: positiveInt("SLUICE_TOKEN_MAX_LIFETIME_SECONDS", 90 * 24 * 3600),
+  };
+}
+
+/**
+ * The 32-byte key that encrypts signing keys at rest (SLUICE_SECRET_KEY, base64).
+ * There is no fallback: without it nothing can be signed, and the portal says so.
+ */
+export function secretKey(): Buffer {
+  const raw = env("SLUICE_SECRET_KEY");
+  if (!raw) {
+    throw new AppError("misconfigured", 500, "SLUICE_SECRET_KEY is not set: the portal cannot encrypt or use signing keys. Set it to 32 random bytes in base64 (openssl rand -base64 32).");
+  }
+  const key = Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new AppError("misconfigured", 500, "SLUICE_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32).");
+  return key;
+}
+
+/** Where browsers and clients reach the gateway; AsyncAPI servers and the live console use it. */
+export function gatewayPublicUrl(): string {
+  return env("SLUICE_GATEWAY_PUBLIC_URL") ?? "http://127.0.0.1:8080";
+}
+
+/** The portal's own public origin, for links (setup, invitations) and the Secure cookie flag. */
+export function portalPublicUrl(): string {
+  return env("SLUICE_PORTAL_PUBLIC_URL") ?? "http://127.0.0.1:3000";
+}
+
+/** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
+export function trustProxy(): boolean {
+  return env("SLUICE_TRUST_PROXY") === "1";
+}

@@ -1,0 +1,32 @@
+// Password sign-in: rate limited per e-mail and per address, the same answer and
+// about the same time for an unknown e-mail as for a wrong password.
+import { users } from "@sluice/db";
+import { eq, sql } from "drizzle-orm";
+
+import { actorFromUser } from "../../auth/actor";
+import { decoyHash, verifyPassword } from "../../auth/password";
+import { assertLoginAllowed, recordLoginAttempt } from "../../auth/rate-limit";
+import { createSession } from "../../auth/sessions";
+import { recordChange } from "../../changes/record-change";
+import type { Database } from "../../db";
+import { AppError } from "../../errors";
+import { parseInput } from "../../validation/parse";
+import { signInInput } from "../../validation/users";
+
+export async function signIn(options: { db: Database; input: unknown; ip: string; userAgent?: string }) {
+  const { email, password } = parseInput(signInInput, options.input);
+  await assertLoginAllowed({ db: options.db, email, ip: options.ip });
+
+  const [user] = await options.db.select().from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase())).limit(1);
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
+  const usable = ok && user && user.passwordHash && !user.disabledAt;
+  await recordLoginAttempt({ db: options.db, email, ip: options.ip, succeeded: Boolean(usable) });
+  if (!usable) throw new AppError("unauthenticated", 401, "The e-mail or password is wrong.", [{ field: "password", message: "the e-mail or password is wrong" }]);
+
+  return options.db.transaction(async (tx) => {
+    const session = await createSession({ db: tx, userId: user.id, userAgent: options.userAgent });
+    await tx.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
+    await recordChange(tx, actorFromUser(user, { kind: "session" }), { action: "user.sign_in", entityType: "user", entityId: user.id });
+    return { user, ...session };
+  });
+}

@@ -1,0 +1,18 @@
+// Run by the launcher before the portal starts (and usable by operators:
+// `node --import tsx scripts/prepare.ts`). Makes sure a fresh install has a way
+// in: the first admin from SLUICE_ADMIN_EMAIL/SLUICE_ADMIN_PASSWORD, or a one-time
+// setup link. Prints one JSON line on stdout for the launcher; nothing else.
+import { createDb } from "@sluice/db";
+
+import { ensureFirstAdmin } from "../lib/domain/users/ensure-first-admin";
+
+const db = createDb({ max: 2 });
+try {
+  const admin = await ensureFirstAdmin({ db });
+  process.stdout.write(`${JSON.stringify({ admin })}\n`);
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  await db.$client.end();
+}
