@@ -1,5 +1,7 @@
 import { defineConfig } from "@playwright/test";
 
+import { ADMIN_STATE } from "./support/accounts";
+
 // Runs against a stack that `./sluice test` has already started (SLUICE_PORTAL_URL).
 // The browser is Debian's Chromium: Playwright's own browser download is not
 // possible offline, and the system one is what operators have.
@@ -14,6 +16,12 @@ export default defineConfig({
   timeout: 30_000,
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
+  projects: [
+    // Creates the first admin through the one-time link the launcher printed,
+    // and leaves that admin's signed-in state for the other specs.
+    { name: "first-admin", testMatch: /first-admin\.setup\.ts/ },
+    { name: "portal", testMatch: /\.spec\.ts$/, dependencies: ["first-admin"], use: { storageState: ADMIN_STATE } },
+  ],
   use: {
     baseURL: portalUrl,
     trace: "retain-on-failure",

@@ -1,9 +1,13 @@
 import { expect, test } from "@playwright/test";
 
+import { anonymous } from "../support/accounts";
+
 // Runs against the whole test stack, so the gateway and the bridge are
 // expected to be up. Relative URLs resolve against the config's baseURL.
 
 test.describe("portal landing page", () => {
+  test.use(anonymous);
+
   test("names the product and reports a healthy stack", async ({ page }) => {
     await page.goto("/");
 

@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { cookies, headers } from "next/headers";
 
 import type { FormState } from "@/lib/actions/form-state";
-import { fromAppError } from "@/lib/actions/run-form-action";
+import { formObject, fromAppError } from "@/lib/actions/run-form-action";
 import { clearSessionCookie, clientIp, setSessionCookie } from "@/lib/auth/current-user";
 import { deleteSession, SESSION_COOKIE } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/db";
@@ -28,7 +28,10 @@ export async function signInAction(_prev: FormState, form: FormData): Promise<Fo
     });
     await setSessionCookie(session.token, session.expiresAt);
   } catch (err) {
-    if (err instanceof AppError) return err.status === 401 ? { ok: false, message: err.message } : fromAppError(err);
+    if (err instanceof AppError) {
+      const values = formObject(form);
+      return err.status === 401 ? { ok: false, message: err.message, values } : { ...fromAppError(err), values };
+    }
     throw err;
   }
   redirect(safeNext(form.get("next")));

@@ -18,10 +18,17 @@ function describedBy(name: string, error?: string, hint?: React.ReactNode) {
 function FieldShell({ label, name, error, hint, required, children }: FieldProps & { children: React.ReactNode }) {
   return (
     <div className="space-y-1.5">
-      <label htmlFor={name} className="block text-sm font-medium text-slate-800">
-        {label}
-        {required ? <span className="text-red-700"> *</span> : null}
-      </label>
+      {/* The required mark sits outside the label so the field's name stays exactly its label. */}
+      <div className="flex items-baseline gap-1">
+        <label htmlFor={name} className="block text-sm font-medium text-slate-800">
+          {label}
+        </label>
+        {required ? (
+          <span aria-hidden="true" className="text-sm text-red-700">
+            *
+          </span>
+        ) : null}
+      </div>
       {children}
       {hint ? (
         <p id={`${name}-hint`} className="text-xs text-slate-500">

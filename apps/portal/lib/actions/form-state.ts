@@ -5,6 +5,12 @@ export interface FormState {
   message?: string;
   /** Per-field messages, keyed by the input's name. */
   fieldErrors?: Record<string, string>;
+  /**
+   * What was submitted, handed back on failure: React resets a form after its
+   * action, so inputs take these as defaultValue to keep what the user typed.
+   * Password fields are never echoed.
+   */
+  values?: Record<string, string | string[]>;
   /** A one-time secret to show (a minted token, a new API key, an invitation link). */
   secret?: string;
 }

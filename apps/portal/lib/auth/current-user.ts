@@ -23,11 +23,14 @@ export async function currentActor(): Promise<Actor | undefined> {
 
 /**
  * For pages: the signed-in actor with at least `least`; otherwise a redirect to
- * sign in (then back here) or the 403 page.
+ * sign in (then back to the page asked for, as proxy.ts reports it) or the 403 page.
  */
 export async function pageActor(least: Role = "viewer", returnTo?: string): Promise<Actor> {
   const actor = await currentActor();
-  if (!actor) redirect(`/login${returnTo ? `?next=${encodeURIComponent(returnTo)}` : ""}`);
+  if (!actor) {
+    const back = (await headers()).get("x-sluice-path") ?? returnTo;
+    redirect(`/login${back && back !== "/" ? `?next=${encodeURIComponent(back)}` : ""}`);
+  }
   if (!hasRole(actor, least)) forbidden();
   return actor;
 }

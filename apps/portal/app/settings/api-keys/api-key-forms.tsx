@@ -18,8 +18,8 @@ export function CreateApiKeyForm() {
       {state.secret ? <SecretOnce label="Your new API key" value={state.secret} testId="new-api-key" /> : null}
       <form action={action} className="grid gap-4 sm:grid-cols-[minmax(0,1fr)_10rem_auto] sm:items-end" noValidate>
         <CsrfField />
-        <TextField label="Name" name="name" required placeholder="e.g. CI pipeline" error={state.fieldErrors?.name} />
-        <TextField label="Expires in (days)" name="expiresInDays" type="number" min={1} max={3650} placeholder="never" error={state.fieldErrors?.expiresInDays} />
+        <TextField label="Name" name="name" required placeholder="e.g. CI pipeline" defaultValue={state.values?.name as string | undefined} error={state.fieldErrors?.name} />
+        <TextField label="Expires in (days)" name="expiresInDays" type="number" min={1} max={3650} placeholder="never" defaultValue={state.values?.expiresInDays as string | undefined} error={state.fieldErrors?.expiresInDays} />
         <SubmitButton pendingText="Creating…">Create key</SubmitButton>
       </form>
       {!state.secret ? <FormMessage state={state} /> : null}

@@ -24,9 +24,9 @@ export function InviteUserForm() {
       {state.secret ? <SecretOnce label={state.message ?? "Invitation link"} value={state.secret} testId="invite-url" /> : <FormMessage state={state} />}
       <form action={action} className="grid gap-4 md:grid-cols-2" noValidate>
         <CsrfField />
-        <TextField label="E-mail" name="email" type="email" required error={state.fieldErrors?.email} />
-        <TextField label="Name" name="displayName" error={state.fieldErrors?.displayName} />
-        <SelectField label="Role" name="role" defaultValue="viewer" error={state.fieldErrors?.role}>
+        <TextField label="E-mail" name="email" type="email" required defaultValue={state.values?.email as string | undefined} error={state.fieldErrors?.email} />
+        <TextField label="Name" name="displayName" defaultValue={state.values?.displayName as string | undefined} error={state.fieldErrors?.displayName} />
+        <SelectField label="Role" name="role" defaultValue={(state.values?.role as string | undefined) ?? "viewer"} error={state.fieldErrors?.role}>
           {ROLE_OPTIONS.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}

@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 
 import type { FormState } from "@/lib/actions/form-state";
-import { fromAppError } from "@/lib/actions/run-form-action";
+import { formObject, fromAppError } from "@/lib/actions/run-form-action";
 import { setSessionCookie } from "@/lib/auth/current-user";
 import { createSession } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/db";
@@ -15,7 +15,7 @@ import { AppError } from "@/lib/errors";
 export async function completeSetupAction(_prev: FormState, form: FormData): Promise<FormState> {
   const password = form.get("password");
   if (password !== form.get("passwordConfirm")) {
-    return { ok: false, message: "Please fix the fields marked below.", fieldErrors: { passwordConfirm: "does not match the password" } };
+    return { ok: false, message: "Please fix the fields marked below.", fieldErrors: { passwordConfirm: "does not match the password" }, values: formObject(form) };
   }
   try {
     const db = getDb();
@@ -27,7 +27,7 @@ export async function completeSetupAction(_prev: FormState, form: FormData): Pro
     const session = await createSession({ db, userId: user.id, userAgent: (await headers()).get("user-agent") ?? "" });
     await setSessionCookie(session.token, session.expiresAt);
   } catch (err) {
-    if (err instanceof AppError) return fromAppError(err);
+    if (err instanceof AppError) return { ...fromAppError(err), values: formObject(form) };
     throw err;
   }
   redirect("/");

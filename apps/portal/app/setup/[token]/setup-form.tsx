@@ -17,8 +17,8 @@ export function SetupForm({ token, askEmail, email }: { token: string; askEmail:
       <input type="hidden" name="token" value={token} />
       {askEmail ? (
         <>
-          <TextField label="E-mail" name="email" type="email" autoComplete="username" required error={state.fieldErrors?.email} />
-          <TextField label="Your name" name="displayName" autoComplete="name" error={state.fieldErrors?.displayName} />
+          <TextField label="E-mail" name="email" type="email" autoComplete="username" required defaultValue={state.values?.email as string | undefined} error={state.fieldErrors?.email} />
+          <TextField label="Your name" name="displayName" autoComplete="name" defaultValue={state.values?.displayName as string | undefined} error={state.fieldErrors?.displayName} />
         </>
       ) : (
         <p className="text-sm text-slate-700">
