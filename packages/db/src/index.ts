@@ -1,4 +1,5 @@
 export * from "./schema.ts";
+export * from "./catalog-records.ts";
 export { createDb, databaseUrlFromEnv, type Database } from "./client.ts";
 
 /** The channel the outbox trigger notifies on every committed insert. */
