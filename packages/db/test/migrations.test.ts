@@ -62,12 +62,16 @@ describe("migrations", () => {
     assert.deepEqual(
       rows.map((r) => r.table_name),
       [
+        "account_links",
+        "api_keys",
         "app_grants",
         "apps",
         "audit_log",
         "catalog_outbox",
         "endpoints",
         "issued_tokens",
+        "login_attempts",
+        "sessions",
         "signing_keys",
         "streaming_apis",
         "users",
