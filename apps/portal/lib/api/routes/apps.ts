@@ -1,3 +1,154 @@
-import type { RouteDef } from "../route";
+// Apps and their grants. Viewers manage their own apps (anyone else's is 404);
+// editors and admins manage every app and its grants.
+import { z } from "zod";
 
-export const appRoutes: RouteDef[] = [];
+import { createApp } from "../../domain/apps/create-app";
+import { deleteApp } from "../../domain/apps/delete-app";
+import { getApp } from "../../domain/apps/get-app";
+import { listApps } from "../../domain/apps/list-apps";
+import { updateApp } from "../../domain/apps/update-app";
+import { addGrant } from "../../domain/grants/add-grant";
+import { listGrants } from "../../domain/grants/list-grants";
+import { removeGrant } from "../../domain/grants/remove-grant";
+import { addGrantInput, createAppInput, updateAppInput } from "../../validation/apps";
+import { pageQuery, pageSchema } from "../pagination";
+import { defineRoute } from "../route";
+import { nullableTimestamp, timestamp } from "../schemas";
+
+const appId = z.object({ appId: z.uuid("must be a UUID") });
+const grantPath = z.object({ appId: z.uuid("must be a UUID"), grantId: z.uuid("must be a UUID") });
+
+export const appSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    ownerId: z.uuid().nullable(),
+    ownerEmail: z.string().nullable(),
+    tokensNotBefore: nullableTimestamp.describe("Tokens of this app issued before this instant are revoked"),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "App" });
+
+const grantSchema = z
+  .object({
+    id: z.uuid(),
+    appId: z.uuid(),
+    endpointPattern: z.string().describe("Canonical endpoint path or wildcard (/prices/*)"),
+    operations: z.array(z.enum(["subscribe", "publish"])),
+    grantedBy: z.uuid().nullable(),
+    createdAt: timestamp,
+  })
+  .meta({ id: "Grant" });
+
+
+
+export const appRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/apps",
+    operationId: "listApps",
+    summary: "List apps (viewers: their own; editors and admins: all)",
+    tag: "Apps",
+    auth: "viewer",
+    query: pageQuery.extend({ q: z.string().max(100, "must be at most 100 characters").optional().describe("Search name and description") }),
+    response: pageSchema(appSchema),
+    handler: async ({ db, actor, query }) => listApps({ db, actor, q: query.q, limit: query.limit, cursor: query.cursor }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/apps",
+    operationId: "createApp",
+    summary: "Create an app",
+    description: "Any signed-in user creates apps they own; editors and admins may set another owner.",
+    tag: "Apps",
+    auth: "viewer",
+    body: createAppInput,
+    status: 201,
+    response: appSchema,
+    handler: async ({ db, actor, body }) => {
+      const app = await createApp({ db, actor, input: body });
+      return getApp({ db, actor, appId: app!.id });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/apps/{appId}",
+    operationId: "getApp",
+    summary: "Get an app",
+    tag: "Apps",
+    auth: "viewer",
+    params: appId,
+    response: appSchema,
+    handler: async ({ db, actor, params }) => getApp({ db, actor, appId: params.appId }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/apps/{appId}",
+    operationId: "updateApp",
+    summary: "Change an app's name, description or owner",
+    tag: "Apps",
+    auth: "viewer",
+    params: appId,
+    body: updateAppInput,
+    response: appSchema,
+    handler: async ({ db, actor, params, body }) => {
+      await updateApp({ db, actor, appId: params.appId, input: body });
+      return getApp({ db, actor, appId: params.appId });
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/apps/{appId}",
+    operationId: "deleteApp",
+    summary: "Delete an app",
+    description: "Deletes its grants and token records; every gateway treats the deleted app's tokens as revoked.",
+    tag: "Apps",
+    auth: "viewer",
+    params: appId,
+    response: null,
+    handler: async ({ db, actor, params }) => {
+      await deleteApp({ db, actor, appId: params.appId });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/apps/{appId}/grants",
+    operationId: "listGrants",
+    summary: "List an app's grants",
+    tag: "Apps",
+    auth: "viewer",
+    params: appId,
+    response: z.object({ items: z.array(grantSchema) }),
+    handler: async ({ db, actor, params }) => ({ items: await listGrants({ db, actor, appId: params.appId }) }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/apps/{appId}/grants",
+    operationId: "addGrant",
+    summary: "Grant an app an endpoint pattern",
+    description: "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover.",
+    tag: "Apps",
+    auth: "editor",
+    params: appId,
+    body: addGrantInput,
+    status: 201,
+    response: grantSchema,
+    handler: async ({ db, actor, params, body }) => addGrant({ db, actor, appId: params.appId, input: body }),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/apps/{appId}/grants/{grantId}",
+    operationId: "removeGrant",
+    summary: "Remove a grant",
+    description: "New tokens can no longer ask for it; tokens already minted keep their permissions until they expire or are revoked.",
+    tag: "Apps",
+    auth: "editor",
+    params: grantPath,
+    response: null,
+    handler: async ({ db, actor, params }) => {
+      await removeGrant({ db, actor, appId: params.appId, grantId: params.grantId });
+    },
+  }),
+];

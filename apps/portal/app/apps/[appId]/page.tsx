@@ -1,0 +1,195 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+
+import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader } from "@/components/ui/page-header";
+import { NextPageLink } from "@/components/ui/pagination";
+import { Table, Td, Th } from "@/components/ui/table";
+import { DEFAULT_PAGE_SIZE } from "@/lib/api/pagination";
+import { hasRole } from "@/lib/auth/actor";
+import { pageActor } from "@/lib/auth/current-user";
+import { tokenSettings } from "@/lib/config";
+import { getDb } from "@/lib/db";
+import { getApp } from "@/lib/domain/apps/get-app";
+import { listGrants } from "@/lib/domain/grants/list-grants";
+import { listTokens } from "@/lib/domain/tokens/list-tokens";
+import { AppError } from "@/lib/errors";
+import { formatDateTime, formatRelativeSeconds } from "@/lib/format";
+
+import { AddGrantForm, AppForm, DeleteAppButton, MintTokenForm, RemoveGrantButton, RevokeAllTokensButton, RevokeTokenButton } from "../app-forms";
+
+export const metadata: Metadata = { title: "App · Sluice" };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LIFETIMES = [3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400];
+const statusTone = { active: "teal", expired: "slate", revoked: "red" } as const;
+
+function lifetimeChoices(max: number) {
+  const choices = LIFETIMES.filter((s) => s <= max);
+  if (!choices.includes(max)) choices.push(max);
+  return choices.map((seconds) => ({ seconds, label: seconds === max ? `${formatRelativeSeconds(seconds)} (maximum)` : formatRelativeSeconds(seconds) }));
+}
+
+function PermissionList({ permissions }: { permissions: unknown }) {
+  const p = permissions as { sub?: string[]; pub?: string[]; all?: string[] };
+  const rows = (["sub", "pub", "all"] as const).flatMap((list) => (p[list] ?? []).map((entry) => ({ list, entry })));
+  return (
+    <ul className="space-y-0.5">
+      {rows.map((r) => (
+        <li key={`${r.list}${r.entry}`} className="font-mono text-xs">
+          <span className="text-slate-500">{r.list}</span> {r.entry}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export default async function AppPage({ params, searchParams }: { params: Promise<{ appId: string }>; searchParams: Promise<{ cursor?: string }> }) {
+  const { appId } = await params;
+  const { cursor } = await searchParams;
+  const actor = await pageActor("viewer", `/apps/${appId}`);
+  if (!UUID.test(appId)) notFound();
+  const db = getDb();
+  const app = await getApp({ db, actor, appId }).catch((err) => {
+    if (err instanceof AppError && err.status === 404) notFound();
+    throw err;
+  });
+  const grants = await listGrants({ db, actor, appId });
+  const tokens = await listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }).catch((err) => {
+    if (err instanceof AppError) return { items: [], nextCursor: null };
+    throw err;
+  });
+  const editor = hasRole(actor, "editor");
+  const { maxLifetimeSeconds } = tokenSettings();
+
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
+      <PageHeader
+        title={app.name}
+        breadcrumbs={[{ href: "/apps", label: "Apps" }]}
+        description={
+          <>
+            {app.description ? <span className="block">{app.description}</span> : null}
+            <span className="block text-xs text-slate-500">
+              App id <code data-testid="app-id">{app.id}</code> · owner {app.ownerEmail ?? "—"} · created {formatDateTime(app.createdAt)}
+              {app.tokensNotBefore ? ` · tokens issued before ${formatDateTime(app.tokensNotBefore)} are revoked` : ""}
+            </span>
+          </>
+        }
+        actions={<DeleteAppButton appId={app.id} name={app.name} />}
+      />
+
+      <section aria-labelledby="grants-heading" className="mb-10">
+        <h2 id="grants-heading" className="mb-1 text-lg font-semibold">
+          Grants
+        </h2>
+        <p className="mb-4 text-sm text-slate-600">What tokens of this app may be allowed to do. {editor ? "" : "Editors and admins set grants; ask one for access."}</p>
+        {grants.length === 0 ? (
+          <EmptyState title="No grants yet">{editor ? "Add one below: an endpoint path or a wildcard such as /prices/*." : "An editor or admin must grant this app endpoints before you can mint tokens."}</EmptyState>
+        ) : (
+          <Table caption="Grants">
+            <thead>
+              <tr>
+                <Th>Endpoint pattern</Th>
+                <Th>Operations</Th>
+                <Th>Granted</Th>
+                {editor ? (
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {grants.map((g) => (
+                <tr key={g.id}>
+                  <Td className="font-mono text-xs">{g.endpointPattern}</Td>
+                  <Td>{g.operations.join(", ")}</Td>
+                  <Td>{formatDateTime(g.createdAt)}</Td>
+                  {editor ? (
+                    <Td className="text-right">
+                      <RemoveGrantButton appId={app.id} grantId={g.id} pattern={g.endpointPattern} />
+                    </Td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        {editor ? (
+          <div className="mt-4 rounded-lg border border-slate-200 p-5">
+            <h3 className="mb-3 text-base font-semibold">Add a grant</h3>
+            <AddGrantForm appId={app.id} />
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="tokens-heading" className="mb-10">
+        <h2 id="tokens-heading" className="mb-1 text-lg font-semibold">
+          Tokens
+        </h2>
+        <p className="mb-4 text-sm text-slate-600">
+          Clients connect to the gateway with a token (a signed JWT). Verify tokens with the <a className="text-teal-800 underline" href="/.well-known/jwks.json">JWKS</a>.
+        </p>
+        {grants.length > 0 ? (
+          <div className="mb-6 rounded-lg border border-slate-200 p-5">
+            <h3 className="mb-3 text-base font-semibold">Mint a token</h3>
+            <MintTokenForm appId={app.id} grants={grants.map((g) => ({ pattern: g.endpointPattern, operations: g.operations }))} lifetimes={lifetimeChoices(maxLifetimeSeconds)} />
+          </div>
+        ) : null}
+        {tokens.items.length === 0 ? (
+          <EmptyState title="No tokens yet">{grants.length ? "Mint one above." : "Tokens can be minted once the app has grants."}</EmptyState>
+        ) : (
+          <>
+            <Table caption="Tokens">
+              <thead>
+                <tr>
+                  <Th>Token id (jti)</Th>
+                  <Th>Permissions</Th>
+                  <Th>Created</Th>
+                  <Th>Expires</Th>
+                  <Th>Status</Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {tokens.items.map((t) => (
+                  <tr key={t.jti} data-testid={`token-row-${t.jti}`}>
+                    <Td>
+                      <code className="text-xs">{t.jti}</code>
+                      {t.description ? <span className="block text-xs text-slate-500">{t.description}</span> : null}
+                    </Td>
+                    <Td>
+                      <PermissionList permissions={t.permissions} />
+                    </Td>
+                    <Td>{formatDateTime(t.issuedAt)}</Td>
+                    <Td>{formatDateTime(t.expiresAt)}</Td>
+                    <Td>
+                      <Badge tone={statusTone[t.status]}>{t.status}</Badge>
+                      {t.revokedAt ? <span className="block text-xs text-slate-500">{formatDateTime(t.revokedAt)}</span> : null}
+                    </Td>
+                    <Td className="text-right">{t.status === "active" ? <RevokeTokenButton appId={app.id} jti={t.jti} /> : null}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+            <NextPageLink nextCursor={tokens.nextCursor} params={{ cursor }} basePath={`/apps/${app.id}`} />
+          </>
+        )}
+        <div className="mt-4">
+          <RevokeAllTokensButton appId={app.id} name={app.name} />
+        </div>
+      </section>
+
+      <section aria-labelledby="edit-heading" className="rounded-lg border border-slate-200 p-5">
+        <h2 id="edit-heading" className="mb-3 text-lg font-semibold">
+          Edit app
+        </h2>
+        <AppForm app={{ id: app.id, name: app.name, description: app.description }} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+
+import type { FormState } from "@/lib/actions/form-state";
+import { formObject, runFormAction } from "@/lib/actions/run-form-action";
+import { createApp } from "@/lib/domain/apps/create-app";
+import { deleteApp } from "@/lib/domain/apps/delete-app";
+import { updateApp } from "@/lib/domain/apps/update-app";
+import { addGrant } from "@/lib/domain/grants/add-grant";
+import { removeGrant } from "@/lib/domain/grants/remove-grant";
+import { mintToken } from "@/lib/domain/tokens/mint-token";
+import { revokeAllTokens } from "@/lib/domain/tokens/revoke-all-tokens";
+import { revokeToken } from "@/lib/domain/tokens/revoke-token";
+
+import type { AppFormState } from "./form-state";
+
+
+const text = (form: FormData, name: string) => String(form.get(name) ?? "");
+const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const keep = (state: FormState, form: FormData): AppFormState => (state.ok ? state : { ...state, values: formObject(form) });
+
+export async function createAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  let appId: string | undefined;
+  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
+    const app = await createApp({ db, actor, input: { name: text(form, "name"), description: text(form, "description") } });
+    appId = app!.id;
+  });
+  if (state.ok && appId) {
+    revalidatePath("/apps");
+    redirect(`/apps/${appId}`);
+  }
+  return keep(state, form);
+}
+
+export async function updateAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
+    await updateApp({ db, actor, appId, input: { name: text(form, "name"), description: text(form, "description") } });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: "App saved." };
+  });
+  return keep(state, form);
+}
+
+export async function deleteAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
+    await deleteApp({ db, actor, appId: text(form, "appId") });
+  });
+  if (state.ok) {
+    revalidatePath("/apps");
+    redirect("/apps");
+  }
+  return state;
+}
+
+export async function addGrantAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  const state = await runFormAction(form, "editor", async ({ db, actor }) => {
+    const grant = await addGrant({ db, actor, appId, input: { endpointPattern: text(form, "endpointPattern").trim(), operations: form.getAll("operations").map(String) } });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: `Granted ${grant!.endpointPattern}.` };
+  });
+  return keep(state, form);
+}
+
+export async function removeGrantAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  return runFormAction(form, "editor", async ({ db, actor }) => {
+    await removeGrant({ db, actor, appId, grantId: text(form, "grantId") });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: "Grant removed." };
+  });
+}
+
+export async function mintTokenAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  const values = formObject(form);
+  const sub = list(values.sub);
+  const pub = list(values.pub);
+  // A pattern chosen for both operations becomes one `all` entry.
+  const permissions = { sub: sub.filter((p) => !pub.includes(p)), pub: pub.filter((p) => !sub.includes(p)), all: sub.filter((p) => pub.includes(p)) };
+  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
+    const { token } = await mintToken({
+      db,
+      actor,
+      appId,
+      input: { permissions, lifetimeSeconds: Number(text(form, "lifetimeSeconds")), description: text(form, "tokenDescription") },
+    });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: "Token minted.", secret: token };
+  });
+  if (state.fieldErrors?.description) state.fieldErrors.tokenDescription = state.fieldErrors.description;
+  return keep(state, form);
+}
+
+export async function revokeTokenAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  return runFormAction(form, "viewer", async ({ db, actor }) => {
+    await revokeToken({ db, actor, appId, jti: text(form, "jti") });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: "Token revoked." };
+  });
+}
+
+export async function revokeAllTokensAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+  const appId = text(form, "appId");
+  return runFormAction(form, "viewer", async ({ db, actor }) => {
+    const { revoked } = await revokeAllTokens({ db, actor, appId });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: `Every token issued until now is revoked (${revoked} live token${revoked === 1 ? "" : "s"}).` };
+  });
+}

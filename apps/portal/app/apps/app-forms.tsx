@@ -1,0 +1,195 @@
+"use client";
+
+import { useActionState } from "react";
+
+import { CsrfField } from "@/components/ui/csrf";
+import { CheckboxGroup, SelectField, TextAreaField, TextField } from "@/components/ui/field";
+import { FormMessage } from "@/components/ui/form-message";
+import { SecretOnce } from "@/components/ui/secret-once";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+import {
+  addGrantAction,
+  createAppAction,
+  deleteAppAction,
+  mintTokenAction,
+  removeGrantAction,
+  revokeAllTokensAction,
+  revokeTokenAction,
+  updateAppAction,
+} from "./actions";
+import type { AppFormState } from "./form-state";
+
+const initial: AppFormState = { ok: false };
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** Create (no app) or edit an app's name and description. */
+export function AppForm({ app }: { app?: { id: string; name: string; description: string } }) {
+  const [state, action] = useActionState(app ? updateAppAction : createAppAction, initial);
+  const v = state.values ?? {};
+  return (
+    <form action={action} className="space-y-4" noValidate aria-label={app ? "Edit app" : "Create app"}>
+      <CsrfField />
+      {app ? <input type="hidden" name="appId" value={app.id} /> : null}
+      <TextField label="Name" name="name" required maxLength={100} defaultValue={one(v.name) ?? app?.name ?? ""} error={state.fieldErrors?.name} />
+      <TextAreaField label="Description" name="description" rows={3} maxLength={2000} defaultValue={one(v.description) ?? app?.description ?? ""} error={state.fieldErrors?.description} className="font-sans" />
+      <FormMessage state={state} />
+      <SubmitButton pendingText="Saving…">{app ? "Save changes" : "Create app"}</SubmitButton>
+    </form>
+  );
+}
+
+export function DeleteAppButton({ appId, name }: { appId: string; name: string }) {
+  const [state, action] = useActionState(deleteAppAction, initial);
+  return (
+    <form action={action} onSubmit={(e) => { if (!confirm(`Delete the app "${name}"? Its grants go, and every one of its tokens stops working at once.`)) e.preventDefault(); }}>
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <SubmitButton variant="danger" pendingText="Deleting…">
+        Delete app
+      </SubmitButton>
+      {state.message && !state.ok ? <p className="mt-1 text-xs text-red-700">{state.message}</p> : null}
+    </form>
+  );
+}
+
+export function AddGrantForm({ appId }: { appId: string }) {
+  const [state, action] = useActionState(addGrantAction, initial);
+  const v = state.values ?? {};
+  return (
+    <form action={action} className="space-y-3" noValidate aria-label="Add grant">
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <div className="grid gap-4 sm:grid-cols-[minmax(0,1fr)_auto] sm:items-start">
+        <TextField
+          label="Endpoint pattern"
+          name="endpointPattern"
+          required
+          placeholder="/prices/* or /orders/eu"
+          defaultValue={one(v.endpointPattern) ?? ""}
+          hint="An endpoint path (/topic/key) or a wildcard ending in /* that covers every path below it; /* covers everything."
+          error={state.fieldErrors?.endpointPattern}
+          className="font-mono"
+        />
+        <CheckboxGroup
+          legend="Operations"
+          name="operations"
+          options={[{ value: "subscribe", label: "Subscribe" }, { value: "publish", label: "Publish" }]}
+          defaultChecked={state.values ? many(v.operations) : ["subscribe"]}
+          error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
+        />
+      </div>
+      <FormMessage state={state} />
+      <SubmitButton pendingText="Adding…">Add grant</SubmitButton>
+    </form>
+  );
+}
+
+export function RemoveGrantButton({ appId, grantId, pattern }: { appId: string; grantId: string; pattern: string }) {
+  const [state, action] = useActionState(removeGrantAction, initial);
+  return (
+    <form action={action} onSubmit={(e) => { if (!confirm(`Remove the grant ${pattern}? New tokens cannot ask for it; tokens already minted keep it until they expire or are revoked.`)) e.preventDefault(); }}>
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <input type="hidden" name="grantId" value={grantId} />
+      <SubmitButton variant="secondary" pendingText="Removing…" aria-label={`Remove grant ${pattern}`}>
+        Remove
+      </SubmitButton>
+      {state.message && !state.ok ? <p className="mt-1 text-xs text-red-700">{state.message}</p> : null}
+    </form>
+  );
+}
+
+export interface MintableGrant {
+  pattern: string;
+  operations: string[];
+}
+
+export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; grants: MintableGrant[]; lifetimes: { seconds: number; label: string }[] }) {
+  const [state, action] = useActionState(mintTokenAction, initial);
+  const v = state.values ?? {};
+  const chosenSub = many(v.sub);
+  const chosenPub = many(v.pub);
+  const permissionErrors = Object.entries(state.fieldErrors ?? {}).filter(([field]) => field.startsWith("permissions"));
+  return (
+    <div className="space-y-4">
+      {state.secret ? <SecretOnce label="Your new token" value={state.secret} testId="new-token" /> : null}
+      <form action={action} className="space-y-4" noValidate aria-label="Mint token">
+        <CsrfField />
+        <input type="hidden" name="appId" value={appId} />
+        <fieldset className="space-y-2" aria-describedby={permissionErrors.length ? "permissions-error" : undefined}>
+          <legend className="text-sm font-medium text-slate-800">Permissions</legend>
+          <p className="text-xs text-slate-500">Choose, per grant, what the token may do. A token can never do more than the app&apos;s grants.</p>
+          <ul className="divide-y divide-slate-100 rounded-md border border-slate-200">
+            {grants.map((g) => (
+              <li key={g.pattern} className="flex flex-wrap items-center gap-4 px-3 py-2 text-sm">
+                <code className="min-w-0 flex-1 font-mono text-xs">{g.pattern}</code>
+                {g.operations.includes("subscribe") ? (
+                  <label className="flex items-center gap-1.5">
+                    <input type="checkbox" name="sub" value={g.pattern} defaultChecked={chosenSub.includes(g.pattern)} aria-label={`Subscribe ${g.pattern}`} className="size-4 accent-teal-700" />
+                    Subscribe
+                  </label>
+                ) : null}
+                {g.operations.includes("publish") ? (
+                  <label className="flex items-center gap-1.5">
+                    <input type="checkbox" name="pub" value={g.pattern} defaultChecked={chosenPub.includes(g.pattern)} aria-label={`Publish ${g.pattern}`} className="size-4 accent-teal-700" />
+                    Publish
+                  </label>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {permissionErrors.length ? (
+            <div id="permissions-error" className="text-sm text-red-700" data-testid="error-permissions">
+              {permissionErrors.map(([field, message]) => (
+                <p key={field}>{message}</p>
+              ))}
+            </div>
+          ) : null}
+        </fieldset>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <SelectField label="Lifetime" name="lifetimeSeconds" defaultValue={one(v.lifetimeSeconds) ?? String(lifetimes.find((l) => l.seconds === 86400)?.seconds ?? lifetimes[0]?.seconds)} error={state.fieldErrors?.lifetimeSeconds}>
+            {lifetimes.map((l) => (
+              <option key={l.seconds} value={l.seconds}>
+                {l.label}
+              </option>
+            ))}
+          </SelectField>
+          <TextField label="Description" name="tokenDescription" maxLength={200} placeholder="e.g. kiosk in hall B" defaultValue={one(v.tokenDescription) ?? ""} error={state.fieldErrors?.tokenDescription} />
+        </div>
+        {!state.secret ? <FormMessage state={state} /> : null}
+        <SubmitButton pendingText="Minting…">Mint token</SubmitButton>
+      </form>
+    </div>
+  );
+}
+
+export function RevokeTokenButton({ appId, jti }: { appId: string; jti: string }) {
+  const [state, action] = useActionState(revokeTokenAction, initial);
+  return (
+    <form action={action} onSubmit={(e) => { if (!confirm(`Revoke token ${jti}? Clients using it are disconnected within a second.`)) e.preventDefault(); }}>
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <input type="hidden" name="jti" value={jti} />
+      <SubmitButton variant="secondary" pendingText="Revoking…" aria-label={`Revoke token ${jti}`}>
+        Revoke
+      </SubmitButton>
+      {state.message && !state.ok ? <p className="mt-1 text-xs text-red-700">{state.message}</p> : null}
+    </form>
+  );
+}
+
+export function RevokeAllTokensButton({ appId, name }: { appId: string; name: string }) {
+  const [state, action] = useActionState(revokeAllTokensAction, initial);
+  return (
+    <form action={action} className="space-y-2" onSubmit={(e) => { if (!confirm(`Revoke every token of "${name}"? All its clients are disconnected within a second; tokens minted afterwards work.`)) e.preventDefault(); }}>
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <SubmitButton variant="danger" pendingText="Revoking…">
+        Revoke all tokens
+      </SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}

@@ -1,0 +1,38 @@
+// Editors and admins decide what an app may do: an endpoint pattern (exact path
+// or `/…/*` wildcard, canonicalised as the gateway reads it) and operations.
+// Grants are patterns, not endpoint rows: a grant may name an endpoint that is
+// defined later. Tokens minted earlier keep what they carry until revoked.
+import { appGrants } from "@sluice/db";
+
+import { requireRole, type Actor } from "../../auth/actor";
+import { recordChange } from "../../changes/record-change";
+import type { Database } from "../../db";
+import { translateConstraint } from "../../errors";
+import { parseInput } from "../../validation/parse";
+import { addGrantInput } from "../../validation/apps";
+import { loadApp } from "../apps/load-app";
+
+const GRANT_CONSTRAINTS = {
+  app_grants_app_pattern_key: { field: "endpointPattern", message: "the app already has a grant for this pattern; remove it first to change its operations" },
+  app_grants_pattern_format: { field: "endpointPattern", message: "is not a valid endpoint pattern" },
+  app_grants_operations_valid: { field: "operations", message: "must be subscribe, publish or both" },
+};
+
+export async function addGrant(options: { db: Database; actor: Actor; appId: string; input: unknown }) {
+  requireRole(options.actor, "editor");
+  const input = parseInput(addGrantInput, options.input);
+  try {
+    return await options.db.transaction(async (tx) => {
+      const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
+      const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
+      const [grant] = await tx
+        .insert(appGrants)
+        .values({ appId: app.id, endpointPattern: input.endpointPattern, operations, grantedBy: options.actor.userId || null })
+        .returning();
+      await recordChange(tx, options.actor, { action: "grant.create", entityType: "app_grant", entityId: grant!.id, after: grant });
+      return grant!;
+    });
+  } catch (err) {
+    translateConstraint(err, GRANT_CONSTRAINTS);
+  }
+}

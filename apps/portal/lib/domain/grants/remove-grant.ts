@@ -1,0 +1,21 @@
+// Removing a grant stops new tokens from asking for it. Tokens already minted
+// keep their permissions until they expire or are revoked (the page says so).
+import { appGrants } from "@sluice/db";
+import { and, eq } from "drizzle-orm";
+
+import { requireRole, type Actor } from "../../auth/actor";
+import { recordChange } from "../../changes/record-change";
+import type { Database } from "../../db";
+import { notFound } from "../../errors";
+import { loadApp } from "../apps/load-app";
+
+export async function removeGrant(options: { db: Database; actor: Actor; appId: string; grantId: string }) {
+  requireRole(options.actor, "editor");
+  return options.db.transaction(async (tx) => {
+    const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
+    const [before] = await tx.delete(appGrants).where(and(eq(appGrants.id, options.grantId), eq(appGrants.appId, app.id))).returning();
+    if (!before) throw notFound("The grant");
+    await recordChange(tx, options.actor, { action: "grant.delete", entityType: "app_grant", entityId: before.id, before });
+    return before;
+  });
+}

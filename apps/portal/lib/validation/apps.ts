@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+import { parsePattern } from "../permissions/match";
+
+export const appNameSchema = z.string().trim().min(1, "give the app a name").max(100, "must be at most 100 characters");
+export const appDescriptionSchema = z.string().trim().max(2000, "must be at most 2000 characters");
+
+export const createAppInput = z.object({
+  name: appNameSchema,
+  description: appDescriptionSchema.default(""),
+  ownerId: z.uuid("must be a user id (UUID)").optional().describe("Editors and admins may create an app for someone else; default: you"),
+});
+
+export const updateAppInput = z.object({
+  name: appNameSchema.optional(),
+  description: appDescriptionSchema.optional(),
+  ownerId: z.uuid("must be a user id (UUID)").optional().describe("Editors and admins only"),
+});
+
+const PARAMETER_SEGMENT = /(^|\/)\{[^/]*\}(\/|$)/;
+
+/** A grant pattern: a concrete endpoint path or a `/…/*` wildcard, stored in canonical form. */
+export const grantPatternSchema = z
+  .string()
+  .max(1024, "must be at most 1024 characters")
+  .transform((entry, ctx) => {
+    if (PARAMETER_SEGMENT.test(entry)) {
+      ctx.addIssue({ code: "custom", message: "a parameterised path is not a grant pattern: grant every key of the topic with /topic/*" });
+      return z.NEVER;
+    }
+    const parsed = parsePattern(entry);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: "custom", message: `${parsed.reason} (use /topic/key or a wildcard such as /topic/*)` });
+      return z.NEVER;
+    }
+    return parsed.value.canonical;
+  });
+
+export const operationsSchema = z
+  .array(z.enum(["subscribe", "publish"], { error: "must be subscribe or publish" }))
+  .min(1, "choose subscribe, publish or both")
+  .refine((ops) => new Set(ops).size === ops.length, "lists an operation twice");
+
+export const addGrantInput = z.object({
+  endpointPattern: grantPatternSchema.describe("An endpoint path (/orders/eu) or a wildcard (/prices/*, /*); stored in canonical form"),
+  operations: operationsSchema,
+});
