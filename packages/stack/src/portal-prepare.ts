@@ -28,8 +28,14 @@ export type FirstAdmin =
   | { kind: "created-from-env"; email: string }
   | { kind: "setup-link"; url: string; expiresAt: string };
 
+export interface PortalPrepared {
+  admin: FirstAdmin;
+  /** The active token-signing key: generated at the first start, then reused. */
+  signingKey: { kind: "created" | "exists"; kid: string; expiredKeys: string[] };
+}
+
 /** Runs apps/portal/scripts/prepare.ts against the migrated database. */
-export async function preparePortal(config: StackConfig, env: NodeJS.ProcessEnv): Promise<{ admin: FirstAdmin }> {
+export async function preparePortal(config: StackConfig, env: NodeJS.ProcessEnv): Promise<PortalPrepared> {
   try {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/prepare.ts"], {
       cwd: path.join(config.repoRoot, "apps/portal"),

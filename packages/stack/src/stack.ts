@@ -46,7 +46,8 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
 
   const infra = { databaseUrl, kafkaBrokers };
   const portalSettings = portalEnv(config, infra, portalSecretKey(config));
-  const { admin } = await preparePortal(config, portalSettings);
+  const { admin, signingKey } = await preparePortal(config, portalSettings);
+  if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
   await startServices(config, supervisor, infra, portalSettings);
   const urls: StackUrls = {
     ...serviceUrls(config),

@@ -14,14 +14,12 @@ import { mintToken } from "@/lib/domain/tokens/mint-token";
 import { revokeAllTokens } from "@/lib/domain/tokens/revoke-all-tokens";
 import { revokeToken } from "@/lib/domain/tokens/revoke-token";
 
-import type { AppFormState } from "./form-state";
 
 
 const text = (form: FormData, name: string) => String(form.get(name) ?? "");
 const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-const keep = (state: FormState, form: FormData): AppFormState => (state.ok ? state : { ...state, values: formObject(form) });
 
-export async function createAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function createAppAction(_prev: FormState, form: FormData): Promise<FormState> {
   let appId: string | undefined;
   const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
     const app = await createApp({ db, actor, input: { name: text(form, "name"), description: text(form, "description") } });
@@ -31,20 +29,20 @@ export async function createAppAction(_prev: AppFormState, form: FormData): Prom
     revalidatePath("/apps");
     redirect(`/apps/${appId}`);
   }
-  return keep(state, form);
+  return state;
 }
 
-export async function updateAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function updateAppAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
     await updateApp({ db, actor, appId, input: { name: text(form, "name"), description: text(form, "description") } });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: "App saved." };
   });
-  return keep(state, form);
+  return state;
 }
 
-export async function deleteAppAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function deleteAppAction(_prev: FormState, form: FormData): Promise<FormState> {
   const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
     await deleteApp({ db, actor, appId: text(form, "appId") });
   });
@@ -55,17 +53,17 @@ export async function deleteAppAction(_prev: AppFormState, form: FormData): Prom
   return state;
 }
 
-export async function addGrantAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function addGrantAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   const state = await runFormAction(form, "editor", async ({ db, actor }) => {
     const grant = await addGrant({ db, actor, appId, input: { endpointPattern: text(form, "endpointPattern").trim(), operations: form.getAll("operations").map(String) } });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: `Granted ${grant!.endpointPattern}.` };
   });
-  return keep(state, form);
+  return state;
 }
 
-export async function removeGrantAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function removeGrantAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   return runFormAction(form, "editor", async ({ db, actor }) => {
     await removeGrant({ db, actor, appId, grantId: text(form, "grantId") });
@@ -74,7 +72,7 @@ export async function removeGrantAction(_prev: AppFormState, form: FormData): Pr
   });
 }
 
-export async function mintTokenAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function mintTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   const values = formObject(form);
   const sub = list(values.sub);
@@ -92,10 +90,10 @@ export async function mintTokenAction(_prev: AppFormState, form: FormData): Prom
     return { ok: true, message: "Token minted.", secret: token };
   });
   if (state.fieldErrors?.description) state.fieldErrors.tokenDescription = state.fieldErrors.description;
-  return keep(state, form);
+  return state;
 }
 
-export async function revokeTokenAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function revokeTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   return runFormAction(form, "viewer", async ({ db, actor }) => {
     await revokeToken({ db, actor, appId, jti: text(form, "jti") });
@@ -104,7 +102,7 @@ export async function revokeTokenAction(_prev: AppFormState, form: FormData): Pr
   });
 }
 
-export async function revokeAllTokensAction(_prev: AppFormState, form: FormData): Promise<AppFormState> {
+export async function revokeAllTokensAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
   return runFormAction(form, "viewer", async ({ db, actor }) => {
     const { revoked } = await revokeAllTokens({ db, actor, appId });

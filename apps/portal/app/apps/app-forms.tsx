@@ -18,9 +18,9 @@ import {
   revokeTokenAction,
   updateAppAction,
 } from "./actions";
-import type { AppFormState } from "./form-state";
+import type { FormState } from "@/lib/actions/form-state";
 
-const initial: AppFormState = { ok: false };
+const initial: FormState = { ok: false };
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
