@@ -13,7 +13,7 @@ export const apiName = z.string("must be text").trim().min(1, "is required").max
 export const apiVersion = z
   .string("must be text")
   .trim()
-  .min(1, "is required, e.g. 1.0.0")
+  .min(1, { error: "is required, e.g. 1.0.0", abort: true })
   .regex(API_VERSION, "must start with a letter or digit and use only letters, digits and . _ + - (at most 50 characters), e.g. 1.0.0");
 export const description = z.string("must be text").trim().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 export const tag = z

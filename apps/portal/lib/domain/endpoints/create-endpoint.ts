@@ -28,7 +28,7 @@ export async function createEndpoint(options: { db: Database; actor: Actor; apiI
       .insert(endpoints)
       .values({ apiId: api.id, ...fields })
       .returning()
-      .catch((err) => translateConstraint(err, endpointConstraints(input.path !== undefined)));
+      .catch((err) => translateConstraint(err, endpointConstraints(input.path !== undefined, fields)));
     await recordChange(tx, options.actor, {
       action: "endpoint.create",
       entityType: "endpoint",

@@ -40,11 +40,14 @@ export function toEndpointView(endpoint: Endpoint, api: { id: string; name: stri
 
 export type EndpointView = ReturnType<typeof toEndpointView>;
 
-/** The endpoints constraints (packages/db) as the field each is about; `path` when the caller gave a path. */
-export function endpointConstraints(usedPath: boolean) {
+/**
+ * The endpoints constraints (packages/db) as the field each is about: `path` when
+ * the caller gave a path, else the field that made the path (key or keyParam).
+ */
+export function endpointConstraints(usedPath: boolean, fields: { keyParam: string | null }) {
   const f = (field: string) => (usedPath ? "path" : field);
   return {
-    endpoints_path_key: { field: "path", message: "another endpoint already has this path" },
+    endpoints_path_key: { field: f(fields.keyParam === null ? "key" : "keyParam"), message: "another endpoint already has this path" },
     endpoints_topic_key_key: { field: f("key"), message: "this topic already has an endpoint for this key" },
     endpoints_topic_param_key: { field: f("keyParam"), message: "this topic already has a parameterised endpoint (/topic/{param}); a topic can have only one" },
     endpoints_topic_format: { field: f("topic"), message: "is not a valid Kafka topic name" },

@@ -52,7 +52,7 @@ export async function updateEndpoint(options: { db: Database; actor: Actor; endp
       .set({ ...fields, updatedAt: new Date() })
       .where(eq(endpoints.id, before.id))
       .returning()
-      .catch((err) => translateConstraint(err, endpointConstraints(input.path !== undefined)));
+      .catch((err) => translateConstraint(err, endpointConstraints(input.path !== undefined, fields)));
     await recordChange(tx, options.actor, {
       action: "endpoint.update",
       entityType: "endpoint",
