@@ -52,7 +52,9 @@ export function EndpointForm({ apiId, topics, kafkaError, endpoint }: { apiId: s
           <code className="rounded bg-slate-100 px-1">{"{symbol}"}</code>.
         </legend>
         {topics ? (
-          <SelectField label="Kafka topic" name="topic" required defaultValue={topic} error={errors.topic} hint={topics.length ? "Topics in the Kafka cluster, with their partition counts" : "Kafka has no topics yet: create one first"}>
+          // Keyed by the submitted value: React resets a form after its action, and a
+          // select only takes its defaultValue when mounted.
+          <SelectField key={`topic-${topic}`} label="Kafka topic" name="topic" required defaultValue={topic} error={errors.topic} hint={topics.length ? "Topics in the Kafka cluster, with their partition counts" : "Kafka has no topics yet: create one first"}>
             <option value="">Choose a topic…</option>
             {topic && !known ? <option value={topic}>{topic} (not in Kafka)</option> : null}
             {topics.map((t) => (
@@ -81,7 +83,12 @@ export function EndpointForm({ apiId, topics, kafkaError, endpoint }: { apiId: s
 
       <CheckboxGroup legend="Allowed operations" name="operations" options={OPERATION_OPTIONS} defaultChecked={valuesOf(state, "operations", endpoint?.operations ?? ["subscribe"])} error={errors.operations} key={`ops-${JSON.stringify(state.values?.operations ?? "")}`} />
 
-      <SelectField label="Payload format" name="payloadFormat" value={format} onChange={(e) => setFormat(e.target.value)} error={errors.payloadFormat} hint="json: each record is a JSON value; text: UTF-8 text; bytes: anything (sent to clients as base64)">
+      <SelectField
+        key={`format-${valueOf(state, "payloadFormat")}`}
+        label="Payload format"
+        name="payloadFormat"
+        defaultValue={format}
+        onChange={(e) => setFormat(e.target.value)} error={errors.payloadFormat} hint="json: each record is a JSON value; text: UTF-8 text; bytes: anything (sent to clients as base64)">
         <option value="json">json</option>
         <option value="text">text</option>
         <option value="bytes">bytes</option>
