@@ -29,10 +29,15 @@ export async function recordChange(tx: Tx, actor: Actor, change: Change): Promis
     before: change.before === undefined ? null : toJson(change.before),
     after: change.after === undefined ? null : toJson(change.after),
   });
-  if (change.catalog?.length) {
-    await tx.insert(catalogOutbox).values(change.catalog.map((r) => ({ recordKey: r.key, recordValue: r.value })));
+  // In batches: one change may carry thousands of records (renaming or deleting an
+  // API with all its endpoints), more than one statement's bind parameters allow.
+  const records = change.catalog ?? [];
+  for (let i = 0; i < records.length; i += OUTBOX_BATCH) {
+    await tx.insert(catalogOutbox).values(records.slice(i, i + OUTBOX_BATCH).map((r) => ({ recordKey: r.key, recordValue: r.value })));
   }
 }
+
+const OUTBOX_BATCH = 1000;
 
 /** Dates become ISO strings and secrets never reach the audit log. */
 function toJson(value: unknown): unknown {

@@ -93,6 +93,141 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/apis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search Streaming APIs
+         * @description Sorted by name and version. `q` searches name, description and tags; `tag` keeps APIs with that tag.
+         */
+        get: operations["listApis"];
+        put?: never;
+        /**
+         * Create a Streaming API
+         * @description The owner defaults to the caller. Name + version must be unique (409 naming `version`).
+         */
+        post: operations["createApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a Streaming API */
+        get: operations["getApi"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Streaming API and all its endpoints
+         * @description Gateways end the subscriptions of every endpoint of the API.
+         */
+        delete: operations["deleteApi"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a Streaming API
+         * @description Omitted fields keep their value. A new name or version is pushed to the gateways with every endpoint of the API.
+         */
+        patch: operations["updateApi"];
+        trace?: never;
+    };
+    "/apis/{apiId}/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search the endpoints of an API
+         * @description Sorted by path. `q` searches path and description.
+         */
+        get: operations["listApiEndpoints"];
+        put?: never;
+        /**
+         * Add an endpoint to an API
+         * @description Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it.
+         */
+        post: operations["createEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List and search all endpoints of the catalog */
+        get: operations["listEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an endpoint with its schema and examples */
+        get: operations["getEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint
+         * @description Gateways end its subscriptions.
+         */
+        delete: operations["deleteEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint
+         * @description Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka.
+         */
+        patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the Kafka topics with their partition counts
+         * @description Internal topics (names starting with __) are left out. Cached for a few seconds; 503 when Kafka is unreachable.
+         */
+        get: operations["listTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -302,6 +437,66 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        Endpoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            apiId: string;
+            api: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                version: string;
+            };
+            /** @description Canonical path: /topic/key (percent-encoded) or /topic/{param} */
+            path: string;
+            topic: string;
+            /** @description The exact record key, or null for a parameterised endpoint */
+            key: string | null;
+            /** @description The parameter of /topic/{param}, or null for an exact key */
+            keyParam: string | null;
+            operations: ("subscribe" | "publish")[];
+            /** @enum {string} */
+            payloadFormat: "json" | "text" | "bytes";
+            description: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description JSON Schema draft 2020-12 of the messages (json endpoints only) */
+            jsonSchema: {
+                [key: string]: unknown;
+            } | null;
+            examples: unknown[];
+        };
+        EndpointSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            apiId: string;
+            api: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                version: string;
+            };
+            /** @description Canonical path: /topic/key (percent-encoded) or /topic/{param} */
+            path: string;
+            topic: string;
+            /** @description The exact record key, or null for a parameterised endpoint */
+            key: string | null;
+            /** @description The parameter of /topic/{param}, or null for an exact key */
+            keyParam: string | null;
+            operations: ("subscribe" | "publish")[];
+            /** @enum {string} */
+            payloadFormat: "json" | "text" | "bytes";
+            description: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            hasSchema: boolean;
+        };
         Grant: {
             /** Format: uuid */
             id: string;
@@ -313,6 +508,10 @@ export interface components {
             grantedBy: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        KafkaTopic: {
+            name: string;
+            partitions: number;
         };
         Me: {
             /** Format: uuid */
@@ -352,6 +551,26 @@ export interface components {
             retiredAt: string | null;
             unexpiredTokens: number;
             lastTokenExpiresAt: string | null;
+        };
+        StreamingApi: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            version: string;
+            description: string;
+            tags: string[];
+            ownerId: string | null;
+            owner: {
+                /** Format: uuid */
+                id: string;
+                email: string;
+                displayName: string;
+            } | null;
+            endpointCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         TokenInfo: {
             /** Format: uuid */
@@ -588,6 +807,465 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApis: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Searches name, description and tags (case-insensitive) */
+                q?: string;
+                /** @description Only APIs with this tag */
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["StreamingApi"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    version: string;
+                    /** @default  */
+                    description?: string;
+                    tags?: string[];
+                    ownerId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamingApi"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamingApi"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    version?: string;
+                    description?: string;
+                    tags?: string[];
+                    ownerId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamingApi"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiEndpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Searches path and description (case-insensitive) */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EndpointSummary"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `/topic/key` or `/topic/{param}`; alternative to topic + key/keyParam */
+                    path?: string;
+                    /** @description The Kafka topic (must exist) */
+                    topic?: string;
+                    /** @description The exact record key (may contain /) */
+                    key?: string;
+                    /** @description A parameter name: the endpoint /topic/{keyParam} covers every key of the topic */
+                    keyParam?: string;
+                    operations: ("subscribe" | "publish")[];
+                    /**
+                     * @default json
+                     * @enum {string}
+                     */
+                    payloadFormat?: "json" | "text" | "bytes";
+                    jsonSchema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @default  */
+                    description?: string;
+                    /** @default [] */
+                    examples?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEndpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Searches path and description (case-insensitive) */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EndpointSummary"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `/topic/key` or `/topic/{param}`; alternative to topic + key/keyParam */
+                    path?: string;
+                    /** @description The Kafka topic (must exist) */
+                    topic?: string;
+                    /** @description The exact record key (may contain /) */
+                    key?: string;
+                    /** @description A parameter name: the endpoint /topic/{keyParam} covers every key of the topic */
+                    keyParam?: string;
+                    operations?: ("subscribe" | "publish")[];
+                    /** @enum {string} */
+                    payloadFormat?: "json" | "text" | "bytes";
+                    jsonSchema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    description?: string;
+                    examples?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTopics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["KafkaTopic"][];
+                    };
                 };
             };
             /** @description An error (problem+json naming the bad field) */

@@ -1,3 +1,122 @@
-import type { RouteDef } from "../route";
+// Streaming endpoints: `/topic/key` or `/topic/{param}` on an existing Kafka topic.
+import { OPERATIONS } from "@sluice/db";
+import { z } from "zod";
 
-export const endpointRoutes: RouteDef[] = [];
+import { createEndpoint } from "../../domain/endpoints/create-endpoint";
+import { deleteEndpoint } from "../../domain/endpoints/delete-endpoint";
+import { getEndpoint } from "../../domain/endpoints/get-endpoint";
+import { listEndpoints } from "../../domain/endpoints/list-endpoints";
+import { updateEndpoint } from "../../domain/endpoints/update-endpoint";
+import { createEndpointInput, listEndpointsQuery, PAYLOAD_FORMATS, updateEndpointInput } from "../../validation/endpoints";
+import { pageSchema } from "../pagination";
+import { defineRoute } from "../route";
+import { timestamp, uuidParam } from "../schemas";
+
+const apiRef = z.object({ id: z.uuid(), name: z.string(), version: z.string() });
+
+const endpointCore = {
+  id: z.uuid(),
+  apiId: z.uuid(),
+  api: apiRef,
+  path: z.string().describe("Canonical path: /topic/key (percent-encoded) or /topic/{param}"),
+  topic: z.string(),
+  key: z.string().nullable().describe("The exact record key, or null for a parameterised endpoint"),
+  keyParam: z.string().nullable().describe("The parameter of /topic/{param}, or null for an exact key"),
+  operations: z.array(z.enum(OPERATIONS)),
+  payloadFormat: z.enum(PAYLOAD_FORMATS),
+  description: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+const endpoint = z
+  .object({
+    ...endpointCore,
+    jsonSchema: z.record(z.string(), z.unknown()).nullable().describe("JSON Schema draft 2020-12 of the messages (json endpoints only)"),
+    examples: z.array(z.unknown()),
+  })
+  .meta({ id: "Endpoint" });
+
+const endpointSummary = z.object({ ...endpointCore, hasSchema: z.boolean() }).meta({ id: "EndpointSummary" });
+
+const endpointIdParam = uuidParam("endpointId");
+
+export const endpointRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/apis/{apiId}/endpoints",
+    operationId: "listApiEndpoints",
+    summary: "List and search the endpoints of an API",
+    description: "Sorted by path. `q` searches path and description.",
+    tag: "Endpoints",
+    auth: "viewer",
+    params: uuidParam("apiId"),
+    query: listEndpointsQuery,
+    response: pageSchema(endpointSummary),
+    handler: async ({ db, actor, params, query }) => listEndpoints({ db, actor, apiId: params.apiId as string, query }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/apis/{apiId}/endpoints",
+    operationId: "createEndpoint",
+    summary: "Add an endpoint to an API",
+    description:
+      "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it.",
+    tag: "Endpoints",
+    auth: "editor",
+    params: uuidParam("apiId"),
+    body: createEndpointInput,
+    status: 201,
+    response: endpoint,
+    handler: async ({ db, actor, params, body }) => createEndpoint({ db, actor, apiId: params.apiId as string, input: body }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/endpoints",
+    operationId: "listEndpoints",
+    summary: "List and search all endpoints of the catalog",
+    tag: "Endpoints",
+    auth: "viewer",
+    query: listEndpointsQuery,
+    response: pageSchema(endpointSummary),
+    handler: async ({ db, actor, query }) => listEndpoints({ db, actor, query }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/endpoints/{endpointId}",
+    operationId: "getEndpoint",
+    summary: "Get an endpoint with its schema and examples",
+    tag: "Endpoints",
+    auth: "viewer",
+    params: endpointIdParam,
+    response: endpoint,
+    handler: async ({ db, actor, params }) => getEndpoint({ db, actor, endpointId: params.endpointId as string }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/endpoints/{endpointId}",
+    operationId: "updateEndpoint",
+    summary: "Change an endpoint",
+    description: "Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka.",
+    tag: "Endpoints",
+    auth: "editor",
+    params: endpointIdParam,
+    body: updateEndpointInput,
+    response: endpoint,
+    handler: async ({ db, actor, params, body }) => updateEndpoint({ db, actor, endpointId: params.endpointId as string, input: body }),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/endpoints/{endpointId}",
+    operationId: "deleteEndpoint",
+    summary: "Delete an endpoint",
+    description: "Gateways end its subscriptions.",
+    tag: "Endpoints",
+    auth: "editor",
+    params: endpointIdParam,
+    response: null,
+    handler: async ({ db, actor, params }) => {
+      await deleteEndpoint({ db, actor, endpointId: params.endpointId as string });
+    },
+  }),
+];

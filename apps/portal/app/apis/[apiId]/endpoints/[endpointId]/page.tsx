@@ -1,0 +1,138 @@
+import type { Metadata } from "next";
+
+import { Badge } from "@/components/ui/badge";
+import { ButtonLink } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/actor";
+import { pageActor } from "@/lib/auth/current-user";
+import { getDb } from "@/lib/db";
+import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
+
+import { DeleteButton } from "../../../delete-button";
+import { loadOr404 } from "../../../load";
+import { topicsForForm } from "../topics";
+
+export const metadata: Metadata = { title: "Endpoint · Sluice" };
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+export default async function EndpointPage({ params }: { params: Promise<{ apiId: string; endpointId: string }> }) {
+  const { apiId, endpointId } = await params;
+  const actor = await pageActor("viewer", `/apis/${apiId}/endpoints/${endpointId}`);
+  const endpoint = await loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId }));
+  const canEdit = hasRole(actor, "editor");
+  const { topics, kafkaError } = await topicsForForm();
+  const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
+
+  return (
+    <>
+      <PageHeader
+        breadcrumbs={[
+          { href: "/apis", label: "Catalog" },
+          { href: `/apis/${apiId}`, label: `${endpoint.api.name} v${endpoint.api.version}` },
+        ]}
+        title={
+          <code className="font-mono text-xl break-all sm:text-2xl" data-testid="endpoint-path">
+            {endpoint.path}
+          </code>
+        }
+        description={endpoint.description || undefined}
+        actions={
+          canEdit ? (
+            <>
+              <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/edit`}>
+                Edit endpoint
+              </ButtonLink>
+              <DeleteButton
+                kind="endpoint"
+                apiId={apiId}
+                endpointId={endpoint.id}
+                label="Delete endpoint"
+                confirmText={`Delete the endpoint ${endpoint.path}? Clients subscribed to it are disconnected.`}
+              />
+            </>
+          ) : null
+        }
+      />
+
+      <dl className="mb-8 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2 lg:grid-cols-3">
+        <Fact term="Kafka topic">
+          <code>{endpoint.topic}</code>
+        </Fact>
+        <Fact term="Partitions">
+          <span data-testid="endpoint-partitions">{partitions ?? (topics ? "topic not found in Kafka" : "unknown (Kafka unreachable)")}</span>
+          {kafkaError ? <span className="sr-only">{kafkaError}</span> : null}
+        </Fact>
+        <Fact term={endpoint.keyParam ? "Key parameter" : "Record key"}>
+          {endpoint.keyParam ? (
+            <>
+              <code>{`{${endpoint.keyParam}}`}</code> <span className="text-slate-500">— every key of the topic</span>
+            </>
+          ) : (
+            <code className="break-all">{endpoint.key}</code>
+          )}
+        </Fact>
+        <Fact term="Operations">
+          <span className="flex gap-1">
+            {endpoint.operations.map((op) => (
+              <Badge key={op} tone={op === "publish" ? "amber" : "teal"}>
+                {op}
+              </Badge>
+            ))}
+          </span>
+        </Fact>
+        <Fact term="Payload format">{endpoint.payloadFormat}</Fact>
+      </dl>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <section aria-labelledby="schema-heading">
+          <h2 id="schema-heading" className="mb-2 text-base font-semibold">
+            Message schema
+          </h2>
+          {endpoint.jsonSchema ? (
+            <pre className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs" data-testid="endpoint-schema">
+              {pretty(endpoint.jsonSchema)}
+            </pre>
+          ) : (
+            <p className="text-sm text-slate-500">No schema: the gateway accepts any {endpoint.payloadFormat === "json" ? "JSON value" : endpoint.payloadFormat === "text" ? "UTF-8 text" : "bytes"}.</p>
+          )}
+        </section>
+        <section aria-labelledby="examples-heading">
+          <h2 id="examples-heading" className="mb-2 text-base font-semibold">
+            Example messages
+          </h2>
+          {endpoint.examples.length ? (
+            <ol className="space-y-2">
+              {endpoint.examples.map((ex, i) => (
+                <li key={i}>
+                  <pre className="overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs" aria-label={`Example ${i + 1}`}>
+                    {pretty(ex)}
+                  </pre>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <p className="text-sm text-slate-500">No examples yet.</p>
+          )}
+        </section>
+      </div>
+
+      {/* LIVE CONSOLE: the live console (subscribe / publish in the browser) mounts here. */}
+      <section aria-labelledby="console-heading" className="mt-8 rounded-lg border border-dashed border-slate-300 p-5" data-testid="live-console-slot">
+        <h2 id="console-heading" className="text-base font-semibold">
+          Live console
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">Try this endpoint in the browser: coming soon. Meanwhile, connect with an app token to the gateway.</p>
+      </section>
+    </>
+  );
+}
+
+function Fact({ term, children }: { term: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <dt className="text-slate-500">{term}</dt>
+      <dd className="mt-0.5 font-medium text-slate-900">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,127 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+
+import { formObject, runFormAction } from "@/lib/actions/run-form-action";
+import { createApi } from "@/lib/domain/apis/create-api";
+import { deleteApi } from "@/lib/domain/apis/delete-api";
+import { updateApi } from "@/lib/domain/apis/update-api";
+import { createEndpoint } from "@/lib/domain/endpoints/create-endpoint";
+import { deleteEndpoint } from "@/lib/domain/endpoints/delete-endpoint";
+import { updateEndpoint } from "@/lib/domain/endpoints/update-endpoint";
+import { splitTags } from "@/lib/validation/apis";
+
+import { foldFieldErrors } from "./form-errors";
+import type { FormState } from "@/lib/actions/form-state";
+
+const text = (form: FormData, name: string) => String(form.get(name) ?? "");
+
+function apiInput(form: FormData) {
+  return { name: text(form, "name"), version: text(form, "version"), description: text(form, "description"), tags: splitTags(text(form, "tags")) };
+}
+
+/** Runs the action and returns the typed values with the outcome, errors folded onto the form's inputs. */
+async function withValues(form: FormData, run: () => Promise<FormState>): Promise<FormState> {
+  const state = await run();
+  return { ...state, fieldErrors: foldFieldErrors(state.fieldErrors, { keyParam: "key", path: "key" }), values: formObject(form) };
+}
+
+export async function createApiAction(_prev: FormState, form: FormData): Promise<FormState> {
+  let id = "";
+  const state = await withValues(form, () =>
+    runFormAction(form, "editor", async ({ db, actor }) => {
+      id = (await createApi({ db, actor, input: apiInput(form) })).id;
+    }),
+  );
+  if (state.ok) {
+    revalidatePath("/apis");
+    redirect(`/apis/${id}`);
+  }
+  return state;
+}
+
+export async function updateApiAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const apiId = text(form, "apiId");
+  const state = await withValues(form, () =>
+    runFormAction(form, "editor", async ({ db, actor }) => {
+      await updateApi({ db, actor, apiId, input: apiInput(form) });
+    }),
+  );
+  if (state.ok) {
+    revalidatePath("/apis");
+    redirect(`/apis/${apiId}`);
+  }
+  return state;
+}
+
+export async function deleteApiAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const state = await runFormAction(form, "editor", async ({ db, actor }) => {
+    await deleteApi({ db, actor, apiId: text(form, "apiId") });
+  });
+  if (state.ok) {
+    revalidatePath("/apis");
+    redirect("/apis");
+  }
+  return state;
+}
+
+/** The endpoint form: one key input that takes an exact key or `{param}`; schema and examples as JSON text. */
+function endpointInput(form: FormData, { editing }: { editing: boolean }) {
+  const errors: Record<string, string> = {};
+  const keyText = text(form, "key").trim();
+  const param = /^\{(.*)\}$/.exec(keyText);
+  const parseJson = (name: string, empty: unknown) => {
+    const raw = text(form, name).trim();
+    if (raw === "") return empty;
+    try {
+      return JSON.parse(raw);
+    } catch (err) {
+      errors[name] = `is not valid JSON: ${(err as Error).message}`;
+      return undefined;
+    }
+  };
+  const examples = parseJson("examples", []);
+  if (examples !== undefined && !Array.isArray(examples)) errors.examples = 'must be a JSON array with one item per example message, e.g. [{"price": 1.5}]';
+  const input = {
+    topic: text(form, "topic").trim(),
+    ...(param ? { keyParam: param[1], ...(editing ? { key: undefined } : {}) } : { key: text(form, "key") }),
+    operations: form.getAll("operations").map(String),
+    payloadFormat: text(form, "payloadFormat") || "json",
+    jsonSchema: parseJson("jsonSchema", null),
+    description: text(form, "description"),
+    examples,
+  };
+  return { input, errors };
+}
+
+export async function saveEndpointAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const apiId = text(form, "apiId");
+  const endpointId = text(form, "endpointId");
+  let savedId = endpointId;
+  const state = await withValues(form, () =>
+    runFormAction(form, "editor", async ({ db, actor }) => {
+      const { input, errors } = endpointInput(form, { editing: Boolean(endpointId) });
+      if (Object.keys(errors).length) return { ok: false, message: "Please fix the fields marked below.", fieldErrors: errors };
+      if (endpointId) await updateEndpoint({ db, actor, endpointId, input });
+      else savedId = (await createEndpoint({ db, actor, apiId, input })).id;
+    }),
+  );
+  if (state.ok) {
+    revalidatePath(`/apis/${apiId}`);
+    redirect(`/apis/${apiId}/endpoints/${savedId}`);
+  }
+  return state;
+}
+
+export async function deleteEndpointAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const apiId = text(form, "apiId");
+  const state = await runFormAction(form, "editor", async ({ db, actor }) => {
+    await deleteEndpoint({ db, actor, endpointId: text(form, "endpointId") });
+  });
+  if (state.ok) {
+    revalidatePath(`/apis/${apiId}`);
+    redirect(`/apis/${apiId}`);
+  }
+  return state;
+}

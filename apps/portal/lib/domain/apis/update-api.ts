@@ -1,0 +1,47 @@
+// Every endpoint record on the catalog topic embeds its API's name and version,
+// so renaming or re-versioning an API re-emits the records of all its endpoints,
+// in the same transaction as the rename.
+import { endpoints, streamingApis } from "@sluice/db";
+import { asc, eq } from "drizzle-orm";
+
+import { requireRole, type Actor } from "../../auth/actor";
+import { endpointRecord } from "../../catalog/records";
+import { recordChange } from "../../changes/record-change";
+import type { Database } from "../../db";
+import { notFound, translateConstraint } from "../../errors";
+import { updateApiInput } from "../../validation/apis";
+import { parseInput } from "../../validation/parse";
+import { API_CONSTRAINTS } from "./api-constraints";
+import { checkOwner } from "./check-owner";
+import { getApi } from "./get-api";
+
+export async function updateApi(options: { db: Database; actor: Actor; apiId: string; input: unknown }) {
+  requireRole(options.actor, "editor");
+  const input = parseInput(updateApiInput, options.input);
+  return options.db.transaction(async (tx) => {
+    // The lock also orders this against endpoint writes, which lock the API row
+    // (for share) before building their record from its name and version.
+    const [before] = await tx.select().from(streamingApis).where(eq(streamingApis.id, options.apiId)).for("update");
+    if (!before) throw notFound("The API");
+    if (input.ownerId !== undefined && input.ownerId !== before.ownerId) await checkOwner(tx, input.ownerId);
+    const [after] = await tx
+      .update(streamingApis)
+      .set({
+        name: input.name ?? before.name,
+        version: input.version ?? before.version,
+        description: input.description ?? before.description,
+        tags: input.tags ?? before.tags,
+        ownerId: input.ownerId !== undefined ? input.ownerId : before.ownerId,
+        updatedAt: new Date(),
+      })
+      .where(eq(streamingApis.id, before.id))
+      .returning()
+      .catch((err) => translateConstraint(err, API_CONSTRAINTS));
+    const renamed = after!.name !== before.name || after!.version !== before.version;
+    const catalog = renamed
+      ? (await tx.select().from(endpoints).where(eq(endpoints.apiId, before.id)).orderBy(asc(endpoints.path))).map((e) => endpointRecord(e, after!))
+      : [];
+    await recordChange(tx, options.actor, { action: "api.update", entityType: "api", entityId: before.id, before, after, catalog });
+    return getApi({ db: tx, actor: options.actor, apiId: before.id });
+  });
+}

@@ -1,0 +1,60 @@
+import { endpoints, streamingApis, type Endpoint } from "@sluice/db";
+import { sql } from "drizzle-orm";
+
+/** The columns of an endpoint in lists: everything but the (possibly large) schema and examples. */
+export const endpointSummaryColumns = {
+  id: endpoints.id,
+  apiId: endpoints.apiId,
+  apiName: streamingApis.name,
+  apiVersion: streamingApis.version,
+  path: endpoints.path,
+  topic: endpoints.topic,
+  key: endpoints.key,
+  keyParam: endpoints.keyParam,
+  operations: endpoints.operations,
+  payloadFormat: endpoints.payloadFormat,
+  description: endpoints.description,
+  hasSchema: sql<boolean>`${endpoints.jsonSchema} is not null`,
+  createdAt: endpoints.createdAt,
+  updatedAt: endpoints.updatedAt,
+};
+
+export function toEndpointView(endpoint: Endpoint, api: { id: string; name: string; version: string }) {
+  return {
+    id: endpoint.id,
+    apiId: endpoint.apiId,
+    api: { id: api.id, name: api.name, version: api.version },
+    path: endpoint.path,
+    topic: endpoint.topic,
+    key: endpoint.key,
+    keyParam: endpoint.keyParam,
+    operations: endpoint.operations as ("subscribe" | "publish")[],
+    payloadFormat: endpoint.payloadFormat,
+    jsonSchema: (endpoint.jsonSchema ?? null) as Record<string, unknown> | null,
+    description: endpoint.description,
+    examples: (endpoint.examples ?? []) as unknown[],
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  };
+}
+
+export type EndpointView = ReturnType<typeof toEndpointView>;
+
+/**
+ * The endpoints constraints (packages/db) as the field each is about: `path` when
+ * the caller gave a path, else the field that made the path (key or keyParam).
+ */
+export function endpointConstraints(usedPath: boolean, fields: { keyParam: string | null }) {
+  const f = (field: string) => (usedPath ? "path" : field);
+  return {
+    endpoints_path_key: { field: f(fields.keyParam === null ? "key" : "keyParam"), message: "another endpoint already has this path" },
+    endpoints_topic_key_key: { field: f("key"), message: "this topic already has an endpoint for this key" },
+    endpoints_topic_param_key: { field: f("keyParam"), message: "this topic already has a parameterised endpoint (/topic/{param}); a topic can have only one" },
+    endpoints_topic_format: { field: f("topic"), message: "is not a valid Kafka topic name" },
+    endpoints_key_not_empty: { field: f("key"), message: "must be 1–1024 characters" },
+    endpoints_key_param_format: { field: f("keyParam"), message: "is not a valid parameter name" },
+    endpoints_operations_valid: { field: "operations", message: "must be a non-empty list of subscribe, publish" },
+    endpoints_schema_is_json_object: { field: "jsonSchema", message: "must be an object, and only json endpoints can have one" },
+    endpoints_examples_array: { field: "examples", message: "must be a list" },
+  };
+}

@@ -1,0 +1,66 @@
+// Changes an endpoint. Omitted fields keep their value; a new path (or a new
+// topic, key or keyParam) is resolved and checked like on create, and a topic is
+// checked against Kafka only when it changes, so an endpoint whose topic was
+// deleted can still be documented or removed.
+import { endpoints, streamingApis } from "@sluice/db";
+import { eq } from "drizzle-orm";
+
+import { requireRole, type Actor } from "../../auth/actor";
+import { endpointRecord } from "../../catalog/records";
+import { recordChange } from "../../changes/record-change";
+import type { Database } from "../../db";
+import { notFound, translateConstraint } from "../../errors";
+import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
+import { updateEndpointInput, type EndpointDraft, type PayloadFormat } from "../../validation/endpoints";
+import { parseInput } from "../../validation/parse";
+import { endpointConstraints, toEndpointView } from "./endpoint-view";
+import { resolveEndpoint } from "./resolve-endpoint";
+
+export async function updateEndpoint(options: { db: Database; actor: Actor; endpointId: string; input: unknown; topics?: TopicLookup }) {
+  requireRole(options.actor, "editor");
+  const input = parseInput(updateEndpointInput, options.input);
+  return options.db.transaction(async (tx) => {
+    const [current] = await tx.select({ apiId: endpoints.apiId }).from(endpoints).where(eq(endpoints.id, options.endpointId));
+    if (!current) throw notFound("The endpoint");
+    // Lock order everywhere: the API row, then its endpoint rows.
+    const [api] = await tx.select().from(streamingApis).where(eq(streamingApis.id, current.apiId)).for("share");
+    const [before] = await tx.select().from(endpoints).where(eq(endpoints.id, options.endpointId)).for("update");
+    if (!api || !before) throw notFound("The endpoint");
+
+    const movesPath = input.path !== undefined || input.topic !== undefined || input.key !== undefined || input.keyParam !== undefined;
+    const draft: EndpointDraft = {
+      operations: input.operations ?? (before.operations as EndpointDraft["operations"]),
+      payloadFormat: input.payloadFormat ?? (before.payloadFormat as PayloadFormat),
+      jsonSchema: input.jsonSchema !== undefined ? input.jsonSchema : (before.jsonSchema as Record<string, unknown> | null),
+      description: input.description ?? before.description,
+      examples: input.examples ?? (before.examples as unknown[]),
+    };
+    if (input.path !== undefined) draft.path = input.path;
+    else {
+      draft.topic = input.topic ?? before.topic;
+      // A new key replaces the parameter and the other way round.
+      draft.key = input.key ?? (input.keyParam !== undefined ? null : before.key);
+      draft.keyParam = input.keyParam ?? (input.key !== undefined ? null : before.keyParam);
+      if (input.key !== undefined && input.keyParam !== undefined) {
+        draft.key = input.key;
+        draft.keyParam = input.keyParam;
+      }
+    }
+    const fields = await resolveEndpoint(draft, { topics: options.topics ?? kafkaTopicLookup, checkTopic: (topic) => movesPath && topic !== before.topic });
+    const [after] = await tx
+      .update(endpoints)
+      .set({ ...fields, updatedAt: new Date() })
+      .where(eq(endpoints.id, before.id))
+      .returning()
+      .catch((err) => translateConstraint(err, endpointConstraints(input.path !== undefined, fields)));
+    await recordChange(tx, options.actor, {
+      action: "endpoint.update",
+      entityType: "endpoint",
+      entityId: before.id,
+      before,
+      after,
+      catalog: [endpointRecord(after!, api)],
+    });
+    return toEndpointView(after!, api);
+  });
+}

@@ -1,0 +1,57 @@
+// Input rules for Streaming APIs. The database enforces the same limits
+// (streaming_apis_* constraints); these give the message naming the field first.
+import { z } from "zod";
+
+import { pageQuery } from "../api/pagination";
+
+export const API_VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$/;
+export const TAG = /^[a-z0-9][a-z0-9._-]{0,39}$/;
+export const MAX_TAGS = 20;
+export const DESCRIPTION_MAX = 2000;
+
+export const apiName = z.string("must be text").trim().min(1, "is required").max(100, "must be at most 100 characters");
+export const apiVersion = z
+  .string("must be text")
+  .trim()
+  .min(1, { error: "is required, e.g. 1.0.0", abort: true })
+  .regex(API_VERSION, "must start with a letter or digit and use only letters, digits and . _ + - (at most 50 characters), e.g. 1.0.0");
+export const description = z.string("must be text").trim().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
+export const tag = z
+  .string("must be text")
+  .trim()
+  .toLowerCase()
+  .regex(TAG, "must be 1–40 characters of a–z 0–9 . _ - starting with a letter or digit, e.g. market-data");
+export const tags = z
+  .array(tag, "must be a list of tags")
+  .max(MAX_TAGS, `at most ${MAX_TAGS} tags`)
+  .transform((list) => [...new Set(list)]);
+
+export const createApiInput = z.object({
+  name: apiName,
+  version: apiVersion,
+  description: description.default(""),
+  tags: tags.default([]),
+  /** Defaults to the creator. */
+  ownerId: z.uuid("must be a user id (UUID)").nullable().optional(),
+});
+
+export const updateApiInput = z.object({
+  name: apiName.optional(),
+  version: apiVersion.optional(),
+  description: description.optional(),
+  tags: tags.optional(),
+  ownerId: z.uuid("must be a user id (UUID)").nullable().optional(),
+});
+
+export const listApisQuery = pageQuery.extend({
+  q: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Searches name, description and tags (case-insensitive)"),
+  tag: tag.optional().describe("Only APIs with this tag"),
+});
+
+/** "prices, EU" → ["prices", "EU"]: the form's comma-separated tags as a list (validated by `tags`). */
+export function splitTags(text: string): string[] {
+  return text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
