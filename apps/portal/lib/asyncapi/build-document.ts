@@ -150,7 +150,6 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         title: "WebSocket",
         summary: "The full protocol: subscribe and publish, resume from a position.",
         description: `Connect to \`${gateway.wsUrl}\` with the WebSocket subprotocol \`sluice.v1\`. The channel address is the \`endpoint\` of subscribe/publish frames, not a URL.`,
-        security: [securityRef],
       },
       sse: {
         host: gateway.host,
@@ -159,7 +158,6 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         title: "Server-Sent Events",
         summary: "Subscribe only: GET this server's URL followed by the channel address.",
         description: `\`GET ${gateway.sseBase}/{topic}/{key}\` streams \`message\` and \`gap\` events; resume with \`Last-Event-ID\`. The token goes in \`Authorization: Bearer\` or \`?access_token=\`.`,
-        security: [securityRef],
       },
       httpPublish: {
         host: gateway.host,
@@ -168,7 +166,6 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         title: "HTTP publish",
         summary: "Publish only: POST the payload to this server's URL followed by the channel address.",
         description: `\`POST ${gateway.publishBase}/{topic}/{key}\` answers \`200 {"endpoint","epoch","partition","seq"}\` after Kafka acknowledged the record.`,
-        security: [securityRef],
       },
     },
     channels,
