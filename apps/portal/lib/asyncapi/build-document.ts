@@ -57,6 +57,8 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
     const canSubscribe = endpoint.operations.includes("subscribe");
     const canPublish = endpoint.operations.includes("publish");
     const where = endpoint.keyParam ? `every key of Kafka topic \`${endpoint.topic}\`` : `Kafka topic \`${endpoint.topic}\`, key \`${endpoint.key}\``;
+    // Summaries are shown as plain text (descriptions as Markdown): no backticks there.
+    const wherePlain = where.replaceAll("`", "");
 
     messages[messageId] = {
       name: messageId,
@@ -102,7 +104,7 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         action: "receive",
         channel,
         title: `Subscribe to ${endpoint.path}`,
-        summary: `Receive the messages of ${where}.`,
+        summary: `Receive the messages of ${wherePlain}.`,
         description: [
           `WebSocket: \`{"type":"subscribe","id":"1","endpoint":"${endpoint.path}"}\`, optionally with \`"from"\` (\`"earliest"\`, \`{"time":ms}\` or a position to resume).`,
           `SSE: \`GET ${gateway.sseBase}${endpoint.path}\`.`,
@@ -117,7 +119,7 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         action: "send",
         channel,
         title: `Publish to ${endpoint.path}`,
-        summary: `Write a message to ${where}.`,
+        summary: `Write a message to ${wherePlain}.`,
         description: [
           `WebSocket: \`{"type":"publish","id":"1","endpoint":"${endpoint.path}","data":…}\`, answered by \`published\` once Kafka acknowledged it.`,
           `HTTP: \`POST ${gateway.publishBase}${endpoint.path}\` with the payload as the body (\`${CONTENT_TYPES[endpoint.payloadFormat]}\`).`,

@@ -1,6 +1,7 @@
 "use client";
 
 import "@asyncapi/react-component/styles/default.min.css";
+import "./asyncapi-docs.css";
 
 import dynamic from "next/dynamic";
 
