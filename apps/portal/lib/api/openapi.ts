@@ -52,7 +52,7 @@ export function buildOpenApiDocument(routes: RouteDef[] = allRoutes) {
     const responses: Record<string, unknown> = {
       [success]: route.response === null
         ? { description: "Done" }
-        : { description: "Success", content: { "application/json": { schema: convert(route.response, "output") } } },
+        : { description: "Success", content: { [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") } } },
       default: { description: "An error (problem+json naming the bad field)", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
     };
     paths[route.path] ??= {};

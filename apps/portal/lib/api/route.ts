@@ -40,6 +40,11 @@ export interface RouteDef<
   response: z.ZodType | null;
   /** Success status, default 200. */
   status?: number;
+  /**
+   * The success body's media type in the OpenAPI document, default application/json.
+   * A route with another type returns its own Response (the router only writes JSON).
+   */
+  responseContentType?: string;
   handler: (ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>>) => Promise<unknown>;
 }
 

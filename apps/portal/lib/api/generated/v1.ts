@@ -228,6 +228,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/{apiId}/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API's AsyncAPI 3.0 document as JSON
+         * @description Servers are the gateway's public URLs (WebSocket, SSE, HTTP publish); one channel per endpoint, a receive operation per subscribable endpoint and a send operation per publishable one; payloads carry the endpoint's JSON Schema (draft 2020-12, schemaFormat application/schema+json;version=draft-2020-12). Any signed-in user may read it.
+         */
+        get: operations["getAsyncApiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/asyncapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API's AsyncAPI 3.0 document as YAML
+         * @description Servers are the gateway's public URLs (WebSocket, SSE, HTTP publish); one channel per endpoint, a receive operation per subscribable endpoint and a send operation per publishable one; payloads carry the endpoint's JSON Schema (draft 2020-12, schemaFormat application/schema+json;version=draft-2020-12). Any signed-in user may read it.
+         */
+        get: operations["getAsyncApiYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -407,6 +447,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries, newest first
+         * @description Every change to APIs, endpoints, apps, grants, tokens, keys and users. Filters combine with AND; `from` is inclusive, `to` exclusive.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -436,6 +496,84 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description An AsyncAPI 3.0.0 document (https://www.asyncapi.com/docs/reference/specification/v3.0.0) */
+        AsyncApiDocument: {
+            /** @constant */
+            asyncapi: "3.0.0";
+            id: string;
+            info: {
+                title: string;
+                version: string;
+                description: string;
+            } & {
+                [key: string]: unknown;
+            };
+            defaultContentType: string;
+            servers: {
+                [key: string]: {
+                    host: string;
+                    protocol: string;
+                    pathname: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            channels: {
+                [key: string]: {
+                    address: string;
+                    messages: {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            operations: {
+                [key: string]: {
+                    /** @enum {string} */
+                    action: "send" | "receive";
+                    channel: {
+                        $ref: string;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            components: {
+                messages: {
+                    [key: string]: {
+                        [key: string]: unknown;
+                    };
+                };
+                securitySchemes: {
+                    [key: string]: {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Who acted, as recorded then: an e-mail, with the API key's prefix when one was used, or system */
+            actor: string;
+            actorUserId: string | null;
+            /** @description entity.verb, e.g. endpoint.create */
+            action: string;
+            entityType: string;
+            entityId: string | null;
+            /** @description The entity before the change (null for a creation) */
+            before: unknown;
+            /** @description The entity after the change (null for a deletion) */
+            after: unknown;
         };
         Endpoint: {
             /** Format: uuid */
@@ -1279,6 +1417,68 @@ export interface operations {
             };
         };
     };
+    getAsyncApiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncApiDocument"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAsyncApiYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listApps: {
         parameters: {
             query?: {
@@ -1778,6 +1978,54 @@ export interface operations {
                         } | null;
                         /** @description Retired keys tombstoned now */
                         expired: string[];
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries about this kind of entity, e.g. endpoint, app, token, user */
+                entityType?: string;
+                /** @description Only entries about this entity (its id) */
+                entityId?: string;
+                /** @description Only this action, e.g. token.revoke */
+                action?: string;
+                /** @description Only entries whose actor contains this text (case-insensitive), e.g. an e-mail */
+                actor?: string;
+                /** @description Entries at or after this instant */
+                from?: string;
+                /** @description Entries before this instant */
+                to?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };

@@ -1,0 +1,303 @@
+// Turns one Streaming API and its endpoints into an AsyncAPI 3.0.0 document, as
+// seen by a client of the gateway: a subscription is a `receive` operation, a
+// publish a `send`. Pure: the same rows and gateway URL give the same document,
+// so downloads, the rendered docs and generated clients agree.
+//
+// Payload schemas: an endpoint's JSON Schema is draft 2020-12 (the dialect the
+// gateway validates with). It is embedded as a Multi Format Schema Object with
+// schemaFormat `application/schema+json;version=draft-2020-12` rather than as
+// AsyncAPI's default schema (a draft-07 superset): labelling it draft-07 would
+// silently change its meaning (prefixItems, $defs, dependentRequired,
+// unevaluatedProperties and the array form of items differ or are ignored).
+// AsyncAPI 3 allows any schemaFormat; @asyncapi/parser 3.6 accepts it (it has
+// no 2020-12 validator, so it neither validates nor rejects the schema — the
+// portal validates schemas when endpoints are saved), and its Schema model still
+// exposes the keywords, so the renderer shows them. Payloads Sluice describes
+// itself (any JSON, text, bytes) use the default AsyncAPI schema format.
+import type { Endpoint, StreamingApi } from "@sluice/db";
+
+export const JSON_SCHEMA_2020_12_FORMAT = "application/schema+json;version=draft-2020-12";
+export const SECURITY_SCHEME_ID = "sluiceToken";
+
+export type ApiForDocument = Pick<StreamingApi, "id" | "name" | "version" | "description" | "tags">;
+export type EndpointForDocument = Pick<
+  Endpoint,
+  "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat" | "jsonSchema" | "description" | "examples"
+>;
+
+type Json = Record<string, unknown>;
+type Ref = { $ref: string };
+
+export interface AsyncApiDocument {
+  asyncapi: "3.0.0";
+  id: string;
+  info: Json & { title: string; version: string; description: string };
+  defaultContentType: string;
+  servers: Record<string, Json>;
+  channels: Record<string, Json & { address: string; messages: Record<string, Ref> }>;
+  operations: Record<string, Json & { action: "send" | "receive"; channel: Ref; messages: Ref[] }>;
+  components: { messages: Record<string, Json>; securitySchemes: Record<string, Json> };
+}
+
+const CONTENT_TYPES = { json: "application/json", text: "text/plain", bytes: "application/octet-stream" } as const;
+const securityRef: Ref = { $ref: `#/components/securitySchemes/${SECURITY_SCHEME_ID}` };
+
+export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointForDocument[], options: { gatewayUrl: string }): AsyncApiDocument {
+  const gateway = gatewayServers(options.gatewayUrl);
+  const sorted = [...endpoints].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const ids = channelIds(sorted);
+
+  const channels: AsyncApiDocument["channels"] = {};
+  const operations: AsyncApiDocument["operations"] = {};
+  const messages: AsyncApiDocument["components"]["messages"] = {};
+
+  for (const endpoint of sorted) {
+    const channelId = ids.get(endpoint.id)!;
+    const messageId = `${channelId}Message`;
+    const canSubscribe = endpoint.operations.includes("subscribe");
+    const canPublish = endpoint.operations.includes("publish");
+    const where = endpoint.keyParam ? `every key of Kafka topic \`${endpoint.topic}\`` : `Kafka topic \`${endpoint.topic}\`, key \`${endpoint.key}\``;
+    // Summaries are shown as plain text (descriptions as Markdown): no backticks there.
+    const wherePlain = where.replaceAll("`", "");
+
+    messages[messageId] = {
+      name: messageId,
+      title: `${endpoint.path} payload`,
+      summary: `A message on ${endpoint.path} (${endpoint.payloadFormat}).`,
+      description:
+        "On the WebSocket it travels as `data` of a `message` frame (received) or a `publish` frame (sent); received frames also carry the position (`epoch`, `partition`, `seq`) and `ts`." +
+        (endpoint.payloadFormat === "bytes" ? ' Bytes travel base64-encoded with `"encoding":"base64"`.' : ""),
+      contentType: CONTENT_TYPES[endpoint.payloadFormat],
+      payload: payloadOf(endpoint, `#/components/messages/${messageId}/payload/schema`),
+      ...examplesOf(endpoint),
+      "x-sluice-payload-format": endpoint.payloadFormat,
+    };
+
+    channels[channelId] = {
+      address: endpoint.path,
+      title: endpoint.path,
+      description: endpoint.description.trim() || `Messages of ${where}.`,
+      servers: [
+        { $ref: "#/servers/websocket" },
+        ...(canSubscribe ? [{ $ref: "#/servers/sse" }] : []),
+        ...(canPublish ? [{ $ref: "#/servers/httpPublish" }] : []),
+      ],
+      ...(endpoint.keyParam
+        ? {
+            parameters: {
+              [endpoint.keyParam]: {
+                description: `The Kafka record key: any key of topic \`${endpoint.topic}\`. It may contain \`/\`; percent-encode each segment (e.g. \`BRK.B\`, \`caf%C3%A9\`).`,
+              },
+            },
+          }
+        : {}),
+      messages: { [messageId]: { $ref: `#/components/messages/${messageId}` } },
+      "x-sluice-endpoint-id": endpoint.id,
+      "x-sluice-topic": endpoint.topic,
+      ...(endpoint.keyParam ? { "x-sluice-key-param": endpoint.keyParam } : { "x-sluice-key": endpoint.key }),
+    };
+
+    const channel = { $ref: `#/channels/${channelId}` };
+    const operationMessages = [{ $ref: `#/channels/${channelId}/messages/${messageId}` }];
+    if (canSubscribe) {
+      operations[`subscribe${upperFirst(channelId)}`] = {
+        action: "receive",
+        channel,
+        title: `Subscribe to ${endpoint.path}`,
+        summary: `Receive the messages of ${wherePlain}.`,
+        description: [
+          `WebSocket: \`{"type":"subscribe","id":"1","endpoint":"${endpoint.path}"}\`, optionally with \`"from"\` (\`"earliest"\`, \`{"time":ms}\` or a position to resume).`,
+          `SSE: \`GET ${gateway.sseBase}${endpoint.path}\`.`,
+          "The token's `permissions` must list this endpoint (or a wildcard such as `/" + endpoint.topic + "/*`) under `sub` or `all`.",
+        ].join("\n\n"),
+        security: [securityRef],
+        messages: operationMessages,
+      };
+    }
+    if (canPublish) {
+      operations[`publish${upperFirst(channelId)}`] = {
+        action: "send",
+        channel,
+        title: `Publish to ${endpoint.path}`,
+        summary: `Write a message to ${wherePlain}.`,
+        description: [
+          `WebSocket: \`{"type":"publish","id":"1","endpoint":"${endpoint.path}","data":…}\`, answered by \`published\` once Kafka acknowledged it.`,
+          `HTTP: \`POST ${gateway.publishBase}${endpoint.path}\` with the payload as the body (\`${CONTENT_TYPES[endpoint.payloadFormat]}\`).`,
+          endpoint.jsonSchema ? "The gateway validates the payload against the JSON Schema first (error 4022 names the failing location)." : "",
+          "The token's `permissions` must list this endpoint (or a wildcard such as `/" + endpoint.topic + "/*`) under `pub` or `all`.",
+        ]
+          .filter(Boolean)
+          .join("\n\n"),
+        security: [securityRef],
+        messages: operationMessages,
+      };
+    }
+  }
+
+  return {
+    asyncapi: "3.0.0",
+    id: `urn:sluice:api:${api.id}`,
+    info: {
+      title: api.name,
+      version: api.version,
+      description: [api.description.trim(), howToConnect(gateway)].filter(Boolean).join("\n\n"),
+      ...(api.tags.length ? { tags: [...new Set(api.tags)].map((name) => ({ name })) } : {}),
+    },
+    defaultContentType: "application/json",
+    servers: {
+      websocket: {
+        host: gateway.host,
+        protocol: gateway.secure ? "wss" : "ws",
+        pathname: gateway.wsPath,
+        title: "WebSocket",
+        summary: "The full protocol: subscribe and publish, resume from a position.",
+        description: `Connect to \`${gateway.wsUrl}\` with the WebSocket subprotocol \`sluice.v1\`. The channel address is the \`endpoint\` of subscribe/publish frames, not a URL.`,
+      },
+      sse: {
+        host: gateway.host,
+        protocol: gateway.secure ? "https" : "http",
+        pathname: gateway.ssePath,
+        title: "Server-Sent Events",
+        summary: "Subscribe only: GET this server's URL followed by the channel address.",
+        description: `\`GET ${gateway.sseBase}/{topic}/{key}\` streams \`message\` and \`gap\` events; resume with \`Last-Event-ID\`. The token goes in \`Authorization: Bearer\` or \`?access_token=\`.`,
+      },
+      httpPublish: {
+        host: gateway.host,
+        protocol: gateway.secure ? "https" : "http",
+        pathname: gateway.publishPath,
+        title: "HTTP publish",
+        summary: "Publish only: POST the payload to this server's URL followed by the channel address.",
+        description: `\`POST ${gateway.publishBase}/{topic}/{key}\` answers \`200 {"endpoint","epoch","partition","seq"}\` after Kafka acknowledged the record.`,
+      },
+    },
+    channels,
+    operations,
+    components: {
+      messages,
+      securitySchemes: {
+        [SECURITY_SCHEME_ID]: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description:
+            "An app token minted in the Sluice portal (Apps → your app → Tokens), signed by the portal (ES256) and verified by every gateway node. " +
+            'Its `permissions` claim — `{"sub": [...], "pub": [...], "all": [...]}` — lists exact endpoints such as `/orders/eu` or wildcards such as `/prices/*`: ' +
+            "subscribing needs a match in `sub` or `all`, publishing in `pub` or `all`. A token never grants more than its app's grants, and a revoked token closes its connections at once.",
+        },
+      },
+    },
+  };
+}
+
+interface Gateway {
+  host: string;
+  secure: boolean;
+  wsPath: string;
+  ssePath: string;
+  publishPath: string;
+  wsUrl: string;
+  sseBase: string;
+  publishBase: string;
+}
+
+/** The gateway's public URL (SLUICE_GATEWAY_PUBLIC_URL) may carry a base path behind a proxy. */
+function gatewayServers(gatewayUrl: string): Gateway {
+  let url: URL;
+  try {
+    url = new URL(gatewayUrl);
+  } catch {
+    throw new Error(`The gateway's public URL is not a URL: "${gatewayUrl}"`);
+  }
+  const secure = url.protocol === "https:" || url.protocol === "wss:";
+  const base = url.pathname.replace(/\/+$/, "");
+  const origin = `${secure ? "https" : "http"}://${url.host}`;
+  return {
+    host: url.host,
+    secure,
+    wsPath: `${base}/ws`,
+    ssePath: `${base}/sse`,
+    publishPath: `${base}/pub`,
+    wsUrl: `${secure ? "wss" : "ws"}://${url.host}${base}/ws`,
+    sseBase: `${origin}${base}/sse`,
+    publishBase: `${origin}${base}/pub`,
+  };
+}
+
+function howToConnect(gateway: Gateway): string {
+  return [
+    "## How to connect",
+    "This document describes the API from a client's side: a *receive* operation is a subscription, a *send* operation a publish.",
+    "1. **Get a token.** In the Sluice portal, open your app (Apps), make sure it has grants for the endpoints below, and issue a token.",
+    `2. **WebSocket** (subscribe and publish): connect to \`${gateway.wsUrl}\` with subprotocol \`sluice.v1\`; authenticate with \`Authorization: Bearer <token>\` on the upgrade or a first frame \`{"type":"auth","id":"1","token":"<token>"}\`. Then send \`subscribe\` / \`publish\` frames naming an endpoint path. Each received message carries its position (\`epoch\`, \`partition\`, \`seq\`): keep the last one and subscribe with \`"from"\` set to it after a reconnect to continue without loss or duplicates.`,
+    `3. **Server-Sent Events** (subscribe only): \`GET ${gateway.sseBase}/{topic}/{key}\`; **HTTP publish**: \`POST ${gateway.publishBase}/{topic}/{key}\`. Both take \`Authorization: Bearer <token>\`.`,
+  ].join("\n\n");
+}
+
+function payloadOf(endpoint: EndpointForDocument, schemaPointer: string): unknown {
+  switch (endpoint.payloadFormat) {
+    case "json":
+      if (endpoint.jsonSchema && typeof endpoint.jsonSchema === "object") {
+        return { schemaFormat: JSON_SCHEMA_2020_12_FORMAT, schema: rebaseLocalRefs(endpoint.jsonSchema, schemaPointer) };
+      }
+      return { description: "Any JSON value: this endpoint has no JSON Schema." };
+    case "text":
+      return { type: "string", description: "UTF-8 text." };
+    case "bytes":
+      return { type: "string", contentEncoding: "base64", description: 'Binary data, base64-encoded (frames carry `"encoding":"base64"`).' };
+  }
+}
+
+/** The endpoint's examples are payload values, as in JSON Schema's `examples`. */
+function examplesOf(endpoint: EndpointForDocument): { examples?: Json[] } {
+  const values = Array.isArray(endpoint.examples) ? endpoint.examples : [];
+  if (values.length === 0) return {};
+  return { examples: values.map((payload, i) => ({ name: `example${i + 1}`, payload })) };
+}
+
+// Keywords whose values are data, not schemas: a "$ref" inside them is not a reference.
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+/**
+ * AsyncAPI tools resolve every `$ref` against the whole document, so a schema's
+ * own `#/$defs/x` would point at nothing. Local pointers are rebased onto where
+ * the schema sits in the document; anchors and absolute URIs are left alone.
+ */
+export function rebaseLocalRefs(schema: unknown, pointer: string): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => rebaseLocalRefs(item, pointer));
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => {
+      if (key === "$ref" && typeof value === "string" && (value === "#" || value.startsWith("#/"))) return [key, pointer + value.slice(1)];
+      if (DATA_KEYWORDS.has(key)) return [key, value];
+      return [key, rebaseLocalRefs(value, pointer)];
+    }),
+  );
+}
+
+/**
+ * Channel ids are camelCase words of the path (`/prices/{symbol}` → `pricesSymbol`),
+ * readable in generated code and stable while the path is. Paths that would share
+ * an id get the start of their endpoint id appended, so the result never depends
+ * on which endpoint came first.
+ */
+function channelIds(endpoints: EndpointForDocument[]): Map<string, string> {
+  const base = new Map(endpoints.map((e) => [e.id, idFromPath(e.path)]));
+  const counts = new Map<string, number>();
+  for (const id of base.values()) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return new Map([...base].map(([endpointId, id]) => [endpointId, counts.get(id)! > 1 ? `${id}_${endpointId.replaceAll("-", "").slice(0, 8)}` : id]));
+}
+
+function idFromPath(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // keep the encoded form
+  }
+  const words = decoded.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const id = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : upperFirst(w))).join("");
+  if (!id) return "endpoint";
+  return /^[0-9]/.test(id) ? `endpoint${id}` : id;
+}
+
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
