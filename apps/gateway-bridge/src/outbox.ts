@@ -11,11 +11,11 @@ export interface OutboxRow {
 
 /** The oldest pending rows, in id order (the order the portal wrote them). */
 export async function readPending(pool: pg.Pool, limit: number): Promise<OutboxRow[]> {
-  // record_value::text keeps the JSON exactly as stored; id::text avoids
-  // bigint precision surprises (ids fit in a JS number for 2^53 rows).
+  // record_value::text keeps the JSON exactly as stored. Order by the table's
+  // bigint column, not the text alias "id" (which would sort "10" before "2").
   const { rows } = await pool.query<{ id: string; key: string; value: string | null }>(
-    `select id::text as id, record_key as key, record_value::text as value
-       from catalog_outbox where published_at is null order by id limit $1`,
+    `select o.id::text as id, o.record_key as key, o.record_value::text as value
+       from catalog_outbox o where o.published_at is null order by o.id limit $1`,
     [limit],
   );
   return rows.map((r) => ({ id: Number(r.id), key: r.key, value: r.value }));

@@ -57,9 +57,15 @@ export class Pump {
     this.drainWanted = true;
     if (what.reconcile) this.reconcileWanted = true;
     if (what.cleanup) this.cleanupWanted = true;
+    this.kick();
+  }
+
+  private kick(): void {
     if (this.started && !this.running && !this.signal.aborted) {
       this.running = this.loop().finally(() => {
         this.running = null;
+        // A wake() between the loop's last check and now found it "running".
+        if (this.drainWanted || this.reconcileWanted || this.cleanupWanted) this.kick();
       });
     }
   }

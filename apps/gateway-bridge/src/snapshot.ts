@@ -45,7 +45,7 @@ export async function readSnapshot(pool: pg.Pool): Promise<CatalogSnapshot> {
         where revoked_at is not null and expires_at > now() order by jti`,
     );
     const pending = await client.query<{ id: string; key: string }>(
-      `select id::text as id, record_key as key from catalog_outbox where published_at is null order by id`,
+      `select o.id::text as id, o.record_key as key from catalog_outbox o where o.published_at is null order by o.id`,
     );
     await client.query("commit");
     return {
