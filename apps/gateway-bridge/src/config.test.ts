@@ -23,3 +23,21 @@ test("names the bad variable", () => {
   assert.throws(() => loadConfig({ ...base, KAFKA_BROKERS: "host-without-port" }), /KAFKA_BROKERS/);
   assert.throws(() => loadConfig({}), /DATABASE_URL is not set/);
 });
+
+test("catalog topic and sweep interval default to the gateway's topic and 30 s", () => {
+  const cfg = loadConfig(base);
+  assert.equal(cfg.catalogTopic, "__sluice_catalog");
+  assert.equal(cfg.sweepSeconds, 30);
+  assert.equal(cfg.outboxRetentionDays, 7);
+  const custom = loadConfig({ ...base, SLUICE_CATALOG_TOPIC: "my.catalog", SLUICE_BRIDGE_SWEEP_SECONDS: "3600" });
+  assert.equal(custom.catalogTopic, "my.catalog");
+  assert.equal(custom.sweepSeconds, 3600);
+});
+
+test("rejects a bad topic name or sweep interval, naming the variable", () => {
+  assert.throws(() => loadConfig({ ...base, SLUICE_CATALOG_TOPIC: "bad topic" }), /SLUICE_CATALOG_TOPIC/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_CATALOG_TOPIC: ".." }), /SLUICE_CATALOG_TOPIC/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_SWEEP_SECONDS: "0" }), /SLUICE_BRIDGE_SWEEP_SECONDS/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_SWEEP_SECONDS: "soon" }), /SLUICE_BRIDGE_SWEEP_SECONDS/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS: "-1" }), /SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS/);
+});

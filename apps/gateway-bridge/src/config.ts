@@ -1,4 +1,5 @@
-// The bridge's configuration, from the environment, validated at start.
+// The bridge's configuration, from the environment, validated at start. A bad
+// value stops the bridge with a message naming the variable.
 import { databaseUrlFromEnv } from "@sluice/db";
 
 export interface BridgeConfig {
@@ -8,10 +9,33 @@ export interface BridgeConfig {
   databaseUrl: string;
   /** Env KAFKA_BROKERS (comma-separated), default 127.0.0.1:9092. */
   kafkaBrokers: string[];
+  /** The compacted catalog topic. Env SLUICE_CATALOG_TOPIC (the gateway's name too), default __sluice_catalog. */
+  catalogTopic: string;
+  /**
+   * How often a safety sweep drains the outbox even without a notification
+   * (covers a lost NOTIFY, e.g. rows written while nobody listened). Env
+   * SLUICE_BRIDGE_SWEEP_SECONDS, default 30.
+   */
+  sweepSeconds: number;
+  /** Published outbox rows older than this are deleted. Env SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS, default 7. */
+  outboxRetentionDays: number;
 }
 
 export class ConfigError extends Error {
   override name = "ConfigError";
+}
+
+export const DEFAULT_CATALOG_TOPIC = "__sluice_catalog";
+
+// Kafka's own rule for topic names (the same check the gateway applies).
+const TOPIC_NAME = /^[A-Za-z0-9._-]{1,249}$/;
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name}: "${raw}" is not a positive number`);
+  return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
@@ -24,11 +48,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   if (kafkaBrokers.length === 0 || bad !== undefined) {
     throw new ConfigError(`KAFKA_BROKERS: "${bad ?? ""}" is not host:port`);
   }
+  const catalogTopic = env.SLUICE_CATALOG_TOPIC || DEFAULT_CATALOG_TOPIC;
+  if (!TOPIC_NAME.test(catalogTopic) || catalogTopic === "." || catalogTopic === "..") {
+    throw new ConfigError(`SLUICE_CATALOG_TOPIC: "${catalogTopic}" is not a valid Kafka topic name (letters, digits, . _ -; at most 249)`);
+  }
+  const sweepSeconds = positiveNumber(env, "SLUICE_BRIDGE_SWEEP_SECONDS", 30);
+  const outboxRetentionDays = positiveNumber(env, "SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS", 7);
   let databaseUrl: string;
   try {
     databaseUrl = databaseUrlFromEnv(env);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  return { host: match[1]!, port, databaseUrl, kafkaBrokers };
+  return { host: match[1]!, port, databaseUrl, kafkaBrokers, catalogTopic, sweepSeconds, outboxRetentionDays };
 }

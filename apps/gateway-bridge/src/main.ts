@@ -1,35 +1,10 @@
-// The gateway bridge. Today it serves its health endpoint (which checks the
-// database); publishing the catalog outbox to __sluice_catalog lands next.
-import http from "node:http";
-import pg from "pg";
+// The gateway bridge: publishes the catalog outbox to the compacted catalog
+// topic (see packages/protocol/CATALOG.md), with /healthz and /metrics.
 import { ConfigError, loadConfig, type BridgeConfig } from "./config.ts";
+import { startBridge } from "./bridge.ts";
+import { errorText, log } from "./log.ts";
 
-function log(message: string): void {
-  process.stdout.write(`${new Date().toISOString()} ${message}\n`);
-}
-
-function startHealthServer(config: BridgeConfig, pool: pg.Pool): http.Server {
-  const server = http.createServer(async (req, res) => {
-    if (req.method !== "GET" || req.url !== "/healthz") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
-      return;
-    }
-    let database = "ok";
-    try {
-      await pool.query("select 1");
-    } catch {
-      database = "unreachable";
-    }
-    const ok = database === "ok";
-    res
-      .writeHead(ok ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" })
-      .end(JSON.stringify({ status: ok ? "ok" : "degraded", service: "bridge", database }));
-  });
-  server.listen(config.port, config.host, () => log(`bridge listening on http://${config.host}:${config.port}`));
-  return server;
-}
-
-function main(): void {
+async function main(): Promise<void> {
   let config: BridgeConfig;
   try {
     config = loadConfig();
@@ -40,17 +15,22 @@ function main(): void {
     }
     throw err;
   }
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2, connectionTimeoutMillis: 2000 });
-  pool.on("error", (err) => log(`database connection error: ${err.message}`));
-  const server = startHealthServer(config, pool);
-
+  const bridge = await startBridge(config);
   const shutdown = (signal: string) => {
-    log(`received ${signal}; shutting down`);
-    server.close();
-    void pool.end().finally(() => process.exit(0));
+    log(`received ${signal}; finishing the in-flight batch and shutting down`);
+    bridge.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log(`shutdown failed: ${errorText(err)}`);
+        process.exit(1);
+      },
+    );
   };
   process.once("SIGINT", () => shutdown("SIGINT"));
   process.once("SIGTERM", () => shutdown("SIGTERM"));
 }
 
-main();
+main().catch((err) => {
+  console.error(`bridge: ${errorText(err)}`);
+  process.exit(1);
+});

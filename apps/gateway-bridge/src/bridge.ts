@@ -1,0 +1,171 @@
+// The bridge: health/metrics listener plus the leadership loop. One bridge at a
+// time holds the publisher lock (a PostgreSQL session advisory lock) and
+// publishes; others wait on the lock and take over when its session ends.
+import type http from "node:http";
+import type { Admin, Kafka } from "kafkajs";
+import pg from "pg";
+import { CATALOG_OUTBOX_CHANNEL, createDb, type Database } from "@sluice/db";
+import { currentState } from "./catalog-diff.ts";
+import type { BridgeConfig } from "./config.ts";
+import { startHttpServer } from "./health.ts";
+import { createKafka, ensureTopic, readTopic } from "./kafka.ts";
+import { errorText, log } from "./log.ts";
+import { BridgeMetrics } from "./metrics.ts";
+import { Publisher } from "./publisher.ts";
+import { Pump, backoffMs, sleep } from "./pump.ts";
+
+/** How often the leader checks that its lock session is still alive. */
+const LEASE_CHECK_MS = 5000;
+/** Old published outbox rows are deleted at most this often. */
+const CLEANUP_EVERY_MS = 3600_000;
+
+export interface RunningBridge {
+  /** Graceful stop: finish the in-flight batch, release the lock, disconnect. */
+  stop(): Promise<void>;
+  readonly server: http.Server;
+}
+
+interface Shared {
+  config: BridgeConfig;
+  db: Database;
+  pool: pg.Pool;
+  kafka: Kafka;
+  metrics: BridgeMetrics;
+  setLeader(on: boolean): void;
+}
+
+export async function startBridge(config: BridgeConfig): Promise<RunningBridge> {
+  const db = createDb({ url: config.databaseUrl, max: 4 });
+  const pool = db.$client;
+  pool.on("error", (err) => log(`database connection error: ${err.message}`));
+  const kafka = createKafka(config.kafkaBrokers);
+  const healthAdmin = kafka.admin();
+  const metrics = new BridgeMetrics(pool);
+  let leader = false;
+  const shared: Shared = {
+    config,
+    db,
+    pool,
+    kafka,
+    metrics,
+    setLeader(on) {
+      leader = on;
+      metrics.leader.set(on ? 1 : 0);
+    },
+  };
+  const server = await startHttpServer(config.host, config.port, { pool, admin: healthAdmin, metrics, isLeader: () => leader });
+  log(`bridge listening on http://${config.host}:${config.port} (catalog topic ${config.catalogTopic})`);
+
+  const stopping = new AbortController();
+  const loop = (async () => {
+    let attempt = 0;
+    while (!stopping.signal.aborted) {
+      let led = false;
+      try {
+        led = await leaderSession(shared, stopping.signal);
+      } catch (err) {
+        if (!stopping.signal.aborted) log(`publisher session ended: ${errorText(err)}`);
+      }
+      if (stopping.signal.aborted) break;
+      attempt = led ? 0 : attempt + 1;
+      await sleep(500 + backoffMs(attempt), stopping.signal);
+    }
+  })();
+
+  return {
+    server,
+    async stop() {
+      stopping.abort();
+      await loop;
+      server.close();
+      await healthAdmin.disconnect().catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * One turn as (candidate) publisher: take the lock, LISTEN, make sure the topic
+ * exists, reconcile it with the database, then drain on every notification and
+ * sweep until stopped or the lock session is lost. The lock and the LISTEN
+ * share one connection on purpose: if the database drops it, both the lock and
+ * the notifications are gone together, and the next turn starts over with a
+ * full (idempotent) reconciliation — nothing committed meanwhile is missed.
+ * Returns whether it got as far as publishing.
+ */
+async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean> {
+  const { config } = shared;
+  const session = new pg.Client({ connectionString: config.databaseUrl, keepAlive: true, application_name: "sluice-bridge" });
+  const lost = new AbortController();
+  const onStop = () => lost.abort();
+  stop.addEventListener("abort", onStop);
+  session.on("error", (err) => {
+    if (!lost.signal.aborted) log(`publisher lock session lost: ${err.message}`);
+    lost.abort();
+  });
+  session.on("end", () => lost.abort());
+  const admin = shared.kafka.admin();
+  const publisher = new Publisher(shared.kafka, config.catalogTopic);
+  let pump: Pump | null = null;
+  const timers: NodeJS.Timeout[] = [];
+  let published = false;
+  try {
+    await session.connect();
+    // Waiting for the lock must end when we stop: closing the connection does that.
+    const cancelWait = () => void session.end().catch(() => {});
+    lost.signal.addEventListener("abort", cancelWait);
+    await session.query("select pg_advisory_lock(hashtext($1))", [`sluice.bridge:${config.catalogTopic}`]);
+    lost.signal.removeEventListener("abort", cancelWait);
+    if (lost.signal.aborted) return false;
+    shared.setLeader(true);
+    log(`holding the publisher lock for ${config.catalogTopic}`);
+
+    // LISTEN before reading anything: a change committed after this point
+    // notifies us; one committed before is in the snapshot or still pending.
+    await session.query(`listen ${CATALOG_OUTBOX_CHANNEL}`);
+    const topicState = new Map<string, string>();
+    pump = new Pump(
+      { pool: shared.pool, publisher, metrics: shared.metrics, topicState, outboxRetentionDays: config.outboxRetentionDays },
+      lost.signal,
+    );
+    const activePump = pump;
+    session.on("notification", () => activePump.wake());
+
+    await admin.connect();
+    await ensureTopic(admin, config.catalogTopic);
+    for (const [key, value] of currentState(await readTopic(shared.kafka, admin, config.catalogTopic))) topicState.set(key, value);
+    await pump.reconcile();
+    if (lost.signal.aborted) return false;
+    published = true;
+    log(`catalog topic ${config.catalogTopic} is in sync (${topicState.size} keys); publishing outbox changes`);
+
+    pump.start();
+    timers.push(setInterval(() => activePump.wake({ reconcile: true }), config.sweepSeconds * 1000));
+    timers.push(setInterval(() => activePump.wake({ cleanup: true }), CLEANUP_EVERY_MS));
+    activePump.wake({ cleanup: true });
+    // A half-open connection raises no event; a query on it times out.
+    timers.push(
+      setInterval(() => {
+        void Promise.race([session.query("select 1"), sleep(LEASE_CHECK_MS, lost.signal).then(() => Promise.reject(new Error("lease check timed out")))]).catch(
+          (err) => {
+            if (!lost.signal.aborted) log(`publisher lock session check failed: ${errorText(err)}`);
+            lost.abort();
+          },
+        );
+      }, LEASE_CHECK_MS),
+    );
+    await new Promise<void>((resolve) => (lost.signal.aborted ? resolve() : lost.signal.addEventListener("abort", () => resolve())));
+    return true;
+  } finally {
+    for (const t of timers) clearInterval(t);
+    lost.abort();
+    await pump?.idle();
+    shared.setLeader(false);
+    stop.removeEventListener("abort", onStop);
+    // Ending the session releases the advisory lock.
+    await session.end().catch(() => {});
+    await publisher.close();
+    await admin.disconnect().catch(() => {});
+    if (published || stop.aborted) log(`released the publisher lock for ${config.catalogTopic}`);
+  }
+}

@@ -1,0 +1,55 @@
+// Rows inserted while the bridge runs reach the topic in id order, exactly as
+// written, and are marked published only afterwards. The safety sweep is set
+// to an hour, so only LISTEN/NOTIFY can explain a prompt delivery.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { deleteTopic, insertOutbox, killAllBridges, pendingCount, scratchDatabase, scratchTopic, startBridgeProcess, topicRecords, waitFor, type ScratchDb } from "./helpers.ts";
+
+let db: ScratchDb;
+const topic = scratchTopic();
+
+before(async () => {
+  db = await scratchDatabase();
+});
+after(async () => {
+  await killAllBridges();
+  await db.drop();
+  await deleteTopic(topic);
+});
+
+test("outbox rows inserted after start are published in id order, exactly, then marked published (woken by NOTIFY)", async () => {
+  const bridge = await startBridgeProcess({ databaseUrl: db.url, topic, sweepSeconds: 3600 });
+  await bridge.waitForLog(/publishing outbox changes/);
+
+  const written = [
+    { key: "app/a1", value: { v: 1, id: "a1", name: "First", tokens_not_before: null } },
+    { key: "endpoint/e1", value: { v: 1, id: "e1", path: "/prices/{symbol}", topic: "prices", key: null, key_param: "symbol", operations: ["subscribe"], payload_format: "json", json_schema: { type: "object" }, api: { id: "x", name: "n", version: "1" } } },
+    { key: "app/a1", value: { v: 1, id: "a1", name: "Renamed", tokens_not_before: 1795000000 } },
+    { key: "endpoint/e1", value: null },
+  ];
+  // Two transactions: two notifications, one drain each (or coalesced).
+  const ids = [...(await insertOutbox(db.pool, written.slice(0, 2))), ...(await insertOutbox(db.pool, written.slice(2)))];
+
+  const records = await waitFor("the four records on the topic", async () => {
+    const r = await topicRecords(topic);
+    return r.length >= 4 ? r : undefined;
+  });
+  assert.deepEqual(
+    records.map((r) => [r.key, r.value === null ? null : JSON.parse(r.value)]),
+    written.map((w) => [w.key, w.value]),
+  );
+  await waitFor("rows marked published", async () => (await pendingCount(db.pool)) === 0);
+  const { rows } = await db.pool.query<{ id: string }>("select id::text from catalog_outbox where published_at is not null order by id");
+  assert.deepEqual(rows.map((r) => Number(r.id)), ids);
+
+  const metrics = await bridge.metrics();
+  assert.match(metrics, /^sluice_bridge_records_published_total 4$/m);
+  assert.match(metrics, /^sluice_bridge_outbox_pending_rows 0$/m);
+  assert.match(metrics, /^sluice_bridge_leader 1$/m);
+  const health = await bridge.health();
+  assert.equal(health.status, 200);
+  assert.deepEqual({ ...health.body, lag_seconds: 0 }, { status: "ok", service: "bridge", database: "ok", kafka: "ok", leader: "yes", pending: 0, lag_seconds: 0 });
+
+  assert.equal(await bridge.stop(), 0, bridge.output());
+  assert.match(bridge.output(), /released the publisher lock/);
+});
