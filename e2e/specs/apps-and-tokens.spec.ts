@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 
 // An admin creates an app, grants it a wildcard, mints a token for part of it,
-// reads the token once, and revokes it.
+// reads the token once, revokes it, and finds both in the audit log.
 test("create an app, grant it endpoints, mint a token and revoke it", async ({ page, request }) => {
   const appName = `e2e dashboard ${Date.now()}`;
   const topic = `e2e-apps-${Date.now()}`;
@@ -50,4 +50,9 @@ test("create an app, grant it endpoints, mint a token and revoke it", async ({ p
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: `Revoke token ${payload.jti}` }).click();
   await expect(row).toContainText("revoked");
+
+  // Both the mint and the revocation are in the audit log, for this token.
+  await page.goto(`/audit?entityId=${payload.jti}`);
+  await expect(page.getByTestId("audit-entry").filter({ hasText: "token.revoke" })).toHaveCount(1);
+  await expect(page.getByTestId("audit-entry").filter({ hasText: "token.mint" })).toHaveCount(1);
 });
