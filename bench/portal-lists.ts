@@ -3,7 +3,7 @@
 // Seeds its own data (a viewer with an API key, one API, 10,000 endpoints in one
 // SQL insert), measures over the HTTP API of a running portal, then removes it.
 //
-//   source /work/helper-env.sh 3101   # or any DATABASE_URL + SLUICE_PORTAL_URL
+//   export DATABASE_URL=… SLUICE_PORTAL_URL=http://127.0.0.1:3000   # the dev stack's, see docs/benchmarks.md
 //   node --import tsx bench/portal-lists.ts [runs=50]
 //
 // Figures go to docs/benchmarks.md; nothing here is part of the test suite.
