@@ -7,7 +7,7 @@ test("create an app, grant it endpoints, mint a token and revoke it", async ({ p
   const topic = `e2e-apps-${Date.now()}`;
 
   await page.goto("/apps");
-  await page.getByRole("link", { name: "New app" }).click();
+  await page.getByRole("link", { name: "New app" }).first().click();
   await page.getByLabel("Name").fill(appName);
   await page.getByLabel("Description").fill("Shows prices on the hall screens");
   await page.getByRole("button", { name: "Create app" }).click();
