@@ -234,8 +234,13 @@ export class SluiceClient extends Emitter<ClientEvents> {
    * write it twice).
    */
   publish(endpoint: string, data: unknown, options: PublishOptions = {}): Promise<PublishAck> {
-    this.assertOpen();
-    const canonical = parsePath(endpoint).canonical;
+    let canonical: string;
+    try {
+      this.assertOpen();
+      canonical = parsePath(endpoint).canonical;
+    } catch (err) {
+      return Promise.reject(err);
+    }
     let encoding = options.encoding;
     if (data instanceof Uint8Array) {
       data = bytesToBase64(data);
@@ -382,7 +387,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
   private drop(ws: WebSocketLike, code: number, reason: string): void {
     if (this.ws !== ws) return;
     this.ws = undefined;
-    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    // Closing a socket that is still connecting makes some implementations (ws)
+    // emit an error; without a listener Node would throw it.
+    ws.onerror = () => {};
     try {
       ws.close(1000);
     } catch {
@@ -426,7 +434,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
     this.clearConnectionTimers();
     this.clock.clearTimeout(this.timers.retry);
     if (ws) {
-      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      ws.onopen = ws.onmessage = ws.onclose = null;
+    // Closing a socket that is still connecting makes some implementations (ws)
+    // emit an error; without a listener Node would throw it.
+    ws.onerror = () => {};
       try {
         ws.close(1000, "client closed");
       } catch {

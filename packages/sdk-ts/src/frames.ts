@@ -77,8 +77,13 @@ export interface DecodedClientFrame {
   /** Canonical path. */
   endpoint?: string;
   from?: From;
-  /** For publish: the JSON text of `data` (a base64 string's text when `encoding` is base64). */
+  /**
+   * For publish: the record value the gateway would write — a string `data` as
+   * itself (dataIsString), anything else as its JSON text; with `encoding`
+   * base64, the base64 text (not yet decoded).
+   */
   data?: string;
+  dataIsString?: boolean;
   encoding?: "base64";
 }
 
@@ -199,8 +204,15 @@ function decodePublishData(raw: Record<string, unknown>, frame: DecodedClientFra
     if (typeof data !== "string") fail("data: must be a base64 string when encoding is base64");
     if (!BASE64.test(data as string)) fail("data: not valid base64");
     frame.encoding = "base64";
+    frame.data = data as string;
+    return;
   }
-  frame.data = JSON.stringify(data);
+  if (typeof data === "string") {
+    frame.data = data;
+    frame.dataIsString = true;
+  } else {
+    frame.data = JSON.stringify(data);
+  }
 }
 
 // ---- server frames ---------------------------------------------------------
