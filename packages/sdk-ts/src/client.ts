@@ -132,6 +132,8 @@ interface QueuedPublish {
 
 // How many failed authentications in a row (with getToken) before giving up.
 const MAX_AUTH_FAILURES = 3;
+// How many times a resume refused with 4004 is retried before the subscription ends.
+const MAX_RESUME_NOT_FOUND = 3;
 
 /** connect opens a client and resolves once it is authenticated. */
 export async function connect(url: string, options: ConnectOptions): Promise<SluiceClient> {
@@ -369,14 +371,15 @@ export class SluiceClient extends Emitter<ClientEvents> {
     if (err.code === Codes.Revoked) {
       this.fatal = new RevokedError(err.code, err.message, { cause: err });
     } else if (
-      this.getToken &&
       this.everConnected &&
-      (err.code === Codes.TokenExpired || err.code === Codes.Unauthenticated) &&
+      (err.code === Codes.Unauthenticated || (err.code === Codes.TokenExpired && this.getToken)) &&
       ++this.authFailures < MAX_AUTH_FAILURES
     ) {
-      // A fresh token may do (an expired one, or a signing key not yet in the
-      // gateway's catalog): ask getToken again on the next attempt.
-      this.token = undefined;
+      // The token worked before. A node that just started serves /ws before it
+      // has read the catalog and refuses tokens whose key it does not know yet;
+      // a signing key may be rotating. Retry with backoff (asking getToken again
+      // if there is one); give up after a few failures in a row.
+      if (this.getToken) this.token = undefined;
     } else {
       this.fatal = err;
     }
@@ -604,15 +607,22 @@ export class SluiceClient extends Emitter<ClientEvents> {
     const frame: ClientFrame = from === "latest" ? { type: "subscribe", endpoint: sub.endpoint } : { type: "subscribe", endpoint: sub.endpoint, from };
     this.request(ws, frame, "subscribe", sub).then(
       (answer) => {
-        if (answer.type === "subscribed") sub.handleSubscribed(answer.epoch, answer.partition);
+        if (answer.type === "subscribed") {
+          sub.notFoundRetries = 0;
+          sub.handleSubscribed(answer.epoch, answer.partition);
+        }
       },
       (err: SluiceError) => {
         if (this.ws !== ws || this.subs.get(sub.endpoint) !== sub) return;
-        if (err.code === Codes.Internal || err.code === Codes.Unavailable || err instanceof TimeoutError) {
+        // A resume refused with 4004 may come from a node that has not read the
+        // whole catalog yet (it serves /ws before it is ready): retry it a few
+        // times before believing the endpoint is gone.
+        const notFoundOnResume = err.code === Codes.NotFound && sub.acknowledgements > 0 && ++sub.notFoundRetries <= MAX_RESUME_NOT_FOUND;
+        if (err.code === Codes.Internal || err.code === Codes.Unavailable || err instanceof TimeoutError || notFoundOnResume) {
           // Transient (Kafka unavailable): try again on this connection after a pause.
           const retry = this.clock.setTimeout(() => {
             if (this.ws === ws && this.subs.get(sub.endpoint) === sub && sub.active) this.sendSubscribe(sub);
-          }, Math.max(this.backoff.initialDelayMs, 100));
+          }, Math.max(this.backoff.initialDelayMs, 100) * (notFoundOnResume ? 2 ** sub.notFoundRetries : 1));
           void retry;
           return;
         }

@@ -142,6 +142,13 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
 
   /** @internal set once the subscribe frame went out at least once. */
   wasSent = false;
+  /** @internal resumes refused with 4004 in a row. */
+  notFoundRetries = 0;
+
+  /** @internal how many times the gateway acknowledged this subscription. */
+  get acknowledgements(): number {
+    return this.acknowledged;
+  }
 
   /** @internal */
   handleSubscribed(epoch: string, partition: number): void {

@@ -226,6 +226,41 @@ describe("reconnect and resume", () => {
     assert.deepEqual(gaps, ["epoch"]);
   });
 
+  it("retries a node that refuses the token or the endpoint right after a restart (catalog not loaded yet)", async () => {
+    server = await FakeServer.start({ autoAuth: false, autoSubscribe: false });
+    const connecting = connect(server.url, { token: fakeToken(hourFromNow()), WebSocket: WS, backoff: { initialDelayMs: 5, maxDelayMs: 20 }, pingIntervalMs: 0 });
+    const first = await server.connection(0);
+    const auth0 = await first.nextFrame("auth");
+    first.send({ type: "authenticated", id: auth0.id, app: "app-1", expires_at: hourFromNow() });
+    client = await connecting;
+    const sub = client.subscribe<number>("/t/k", { from: "earliest" });
+    const got = collect(sub);
+    const s0 = await first.nextFrame("subscribe");
+    first.send({ type: "subscribed", id: s0.id, endpoint: "/t/k", epoch: "E1", partition: 0 });
+    first.send({ type: "message", endpoint: "/t/k", epoch: "E1", partition: 0, seq: 0, ts: 1, data: 0 });
+    await waitFor(() => sub.position?.seq === 0, "first message");
+    first.drop();
+
+    // The restarted node does not know the signing key yet: 4001.
+    const second = await server.connection(1);
+    const auth1 = await second.nextFrame("auth");
+    second.send({ type: "error", id: auth1.id, code: 4001, message: "token: unknown kid" });
+    // Next attempt: authenticated, but the endpoint is not in its catalog yet: 4004.
+    const third = await server.connection(2);
+    const auth2 = await third.nextFrame("auth");
+    third.send({ type: "authenticated", id: auth2.id, app: "app-1", expires_at: hourFromNow() });
+    const s1 = await third.nextFrame("subscribe");
+    third.send({ type: "error", id: s1.id, code: 4004, message: "no endpoint /t/k" });
+    const s2 = await third.nextFrame("subscribe");
+    assert.deepEqual(s2.from, { epoch: "E1", partition: 0, seq: 0 });
+    third.send({ type: "subscribed", id: s2.id, endpoint: "/t/k", epoch: "E1", partition: 0 });
+    third.send({ type: "message", endpoint: "/t/k", epoch: "E1", partition: 0, seq: 1, ts: 2, data: 1 });
+    await waitFor(() => got.length === 2, "message after the retries");
+    assert.deepEqual(got.map((m) => m.data), [0, 1]);
+    assert.equal(sub.active, true);
+    assert.equal(client.state, "connected");
+  });
+
   it("waits with exponential backoff and full jitter between failed attempts", async () => {
     const draws = [0.5, 0.5, 0.5, 0.5, 0.25];
     const { server, client } = await setup({}, { backoff: { initialDelayMs: 8, maxDelayMs: 1_000, random: () => draws.shift() ?? 0 } });
