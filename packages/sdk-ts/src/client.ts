@@ -166,6 +166,7 @@ export class SluiceClient extends Emitter<ClientEvents> {
   private readonly subs = new Map<string, Subscription<never>>();
   private readonly queue: QueuedPublish[] = [];
   private timers: { connect?: unknown; retry?: unknown; refresh?: unknown; ping?: unknown } = {};
+  private readonly subscribeRetries = new Set<unknown>();
   private resolveOpened!: () => void;
   private rejectOpened!: (err: SluiceError) => void;
 
@@ -492,6 +493,8 @@ export class SluiceClient extends Emitter<ClientEvents> {
     this.clock.clearTimeout(this.timers.refresh);
     this.clock.clearTimeout(this.timers.ping);
     this.timers.connect = this.timers.refresh = this.timers.ping = undefined;
+    for (const t of this.subscribeRetries) this.clock.clearTimeout(t);
+    this.subscribeRetries.clear();
   }
 
   private setState(state: ConnectionState): void {
@@ -621,9 +624,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
         if (err.code === Codes.Internal || err.code === Codes.Unavailable || err instanceof TimeoutError || notFoundOnResume) {
           // Transient (Kafka unavailable): try again on this connection after a pause.
           const retry = this.clock.setTimeout(() => {
+            this.subscribeRetries.delete(retry);
             if (this.ws === ws && this.subs.get(sub.endpoint) === sub && sub.active) this.sendSubscribe(sub);
           }, Math.max(this.backoff.initialDelayMs, 100) * (notFoundOnResume ? 2 ** sub.notFoundRetries : 1));
-          void retry;
+          this.subscribeRetries.add(retry);
           return;
         }
         this.subs.delete(sub.endpoint);
