@@ -51,7 +51,9 @@ func New(cfg config.Config, log *slog.Logger, deps Deps) *Server {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(deps.Metrics.Registry, promhttp.HandlerOpts{}))
 	}
 	if deps.Edge != nil {
-		deps.Edge.Routes(mux)
+		clients := http.NewServeMux()
+		deps.Edge.Routes(clients)
+		mux.Handle("/", untilReady(deps.Ready, clients))
 	}
 	s.http = &http.Server{
 		Handler:           mux,
@@ -140,6 +142,29 @@ func (s *Server) handleReadyz(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// untilReady answers client routes (/ws, /sse, /pub) with 503 and Retry-After
+// until the catalog is loaded. Before that a node knows no keys, apps or
+// endpoints, so it would refuse valid tokens (4001) and live endpoints (4004) —
+// answers a client must treat as final. A 503 instead makes clients retry, on
+// this node or another.
+func untilReady(ready <-chan struct{}, next http.Handler) http.Handler {
+	if ready == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-ready:
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"type":"about:blank","title":"Service Unavailable","status":503,"code":5003,"detail":"this gateway node is still loading the catalog; retry in a moment"}`))
+		}
+	})
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -72,3 +72,27 @@ func TestRunServesThenShutsDownCleanly(t *testing.T) {
 		t.Fatal("listener still accepts connections after shutdown")
 	}
 }
+
+// Until the catalog is loaded, client routes answer 503 with Retry-After rather
+// than refusing valid tokens and endpoints; afterwards they pass through.
+func TestClientRoutesWaitForTheCatalog(t *testing.T) {
+	ready := make(chan struct{})
+	h := untilReady(ready, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ws", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("before ready: status %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	var problem map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &problem); err != nil || problem["code"] != float64(5003) {
+		t.Fatalf("body = %s (%v)", rec.Body.String(), err)
+	}
+
+	close(ready)
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ws", nil))
+	if rec.Code != http.StatusTeapot {
+		t.Fatalf("after ready: status %d, want the route's own answer", rec.Code)
+	}
+}
