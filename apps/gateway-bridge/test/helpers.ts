@@ -4,11 +4,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
+import { after, before } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { endpointRecord, type CatalogRecord } from "@sluice/db";
-import { migrateDatabase } from "@sluice/db/migrate";
+import { createScratchDatabase } from "@sluice/db/scratch";
 import type { TopicRecord } from "../src/catalog-diff.ts";
 import { createKafka, readTopic } from "../src/kafka.ts";
 
@@ -42,32 +43,39 @@ export interface ScratchDb {
 }
 
 export async function scratchDatabase(): Promise<ScratchDb> {
-  const name = `sluice_bridge_test_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl!);
-  url.pathname = `/${name}`;
-  await migrateDatabase({ url: url.toString() });
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  const scratch = await createScratchDatabase({ serverUrl: serverUrl!, prefix: "sluice_bridge_test" });
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
   return {
-    url: url.toString(),
+    url: scratch.url,
     pool,
     async drop() {
       await pool.end();
-      // pool.end() resolves before the sockets are closed: retry instead of FORCE.
-      const a = new pg.Client({ connectionString: serverUrl });
-      await a.connect();
-      try {
-        await waitFor(`dropping ${name}`, async () => {
-          await a.query(`drop database if exists ${name}`);
-          return true;
-        }, 20_000);
-      } finally {
-        await a.end();
-      }
+      await scratch.drop();
     },
+  };
+}
+
+/**
+ * One scratch database and one catalog topic for a whole test file, cleaned up
+ * (with every bridge the file started) when it ends.
+ */
+export function useScratch(): { readonly db: ScratchDb; topic: string } {
+  let db: ScratchDb | undefined;
+  const topic = scratchTopic();
+  before(async () => {
+    db = await scratchDatabase();
+  });
+  after(async () => {
+    await killAllBridges();
+    await db?.drop();
+    await deleteTopic(topic);
+  });
+  return {
+    get db() {
+      if (!db) throw new Error("useScratch(): the database exists once the file's before() hook has run");
+      return db;
+    },
+    topic,
   };
 }
 

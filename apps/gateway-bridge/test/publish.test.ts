@@ -2,23 +2,14 @@
 // written, and are marked published only afterwards. The safety sweep is set
 // to an hour, so only LISTEN/NOTIFY can explain a prompt delivery.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { deleteTopic, insertOutbox, killAllBridges, pendingCount, scratchDatabase, scratchTopic, startBridgeProcess, topicRecords, waitFor, type ScratchDb } from "./helpers.ts";
+import { test } from "node:test";
+import { insertOutbox, pendingCount, startBridgeProcess, topicRecords, useScratch, waitFor } from "./helpers.ts";
 
-let db: ScratchDb;
-const topic = scratchTopic();
-
-before(async () => {
-  db = await scratchDatabase();
-});
-after(async () => {
-  await killAllBridges();
-  await db.drop();
-  await deleteTopic(topic);
-});
+const scratch = useScratch();
+const { topic } = scratch;
 
 test("outbox rows inserted after start are published in id order, exactly, then marked published (woken by NOTIFY)", async () => {
-  const bridge = await startBridgeProcess({ databaseUrl: db.url, topic, sweepSeconds: 3600 });
+  const bridge = await startBridgeProcess({ databaseUrl: scratch.db.url, topic, sweepSeconds: 3600 });
   await bridge.waitForLog(/publishing outbox changes/);
 
   const written = [
@@ -28,7 +19,7 @@ test("outbox rows inserted after start are published in id order, exactly, then 
     { key: "endpoint/e1", value: null },
   ];
   // Two transactions: two notifications, one drain each (or coalesced).
-  const ids = [...(await insertOutbox(db.pool, written.slice(0, 2))), ...(await insertOutbox(db.pool, written.slice(2)))];
+  const ids = [...(await insertOutbox(scratch.db.pool, written.slice(0, 2))), ...(await insertOutbox(scratch.db.pool, written.slice(2)))];
 
   const records = await waitFor("the four records on the topic", async () => {
     const r = await topicRecords(topic);
@@ -38,8 +29,8 @@ test("outbox rows inserted after start are published in id order, exactly, then 
     records.map((r) => [r.key, r.value === null ? null : JSON.parse(r.value)]),
     written.map((w) => [w.key, w.value]),
   );
-  await waitFor("rows marked published", async () => (await pendingCount(db.pool)) === 0);
-  const { rows } = await db.pool.query<{ id: string }>("select id::text from catalog_outbox where published_at is not null order by id");
+  await waitFor("rows marked published", async () => (await pendingCount(scratch.db.pool)) === 0);
+  const { rows } = await scratch.db.pool.query<{ id: string }>("select id::text from catalog_outbox where published_at is not null order by id");
   assert.deepEqual(rows.map((r) => Number(r.id)), ids);
 
   const metrics = await bridge.metrics();

@@ -3,25 +3,17 @@
 // longer hold, and changes nothing when run again.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { appRecord, endpointRecord, revokedTokenRecord, signingKeyRecord } from "@sluice/db";
-import { createApi, deleteTopic, kafka, killAllBridges, pendingCount, scratchDatabase, scratchTopic, startBridgeProcess, topicRecords, topicState, waitFor, type ScratchDb } from "./helpers.ts";
+import { createApi, kafka, pendingCount, startBridgeProcess, topicRecords, topicState, useScratch, waitFor } from "./helpers.ts";
 
-let db: ScratchDb;
-const topic = scratchTopic();
-before(async () => {
-  db = await scratchDatabase();
-});
-after(async () => {
-  await killAllBridges();
-  await db.drop();
-  await deleteTopic(topic);
-});
+const scratch = useScratch();
+const { topic } = scratch;
 
 const jwk = { kty: "EC", crv: "P-256", x: "x", y: "y" };
 async function seed() {
-  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
-  const api = await createApi(db.pool);
+  const q = (text: string, values: unknown[] = []) => scratch.db.pool.query(text, values);
+  const api = await createApi(scratch.db.pool);
   const eps = [];
   for (const key of ["a", "b"]) {
     const { rows } = await q(
@@ -63,7 +55,7 @@ async function seed() {
 
 test("creates the missing topic compacted with 1 partition and publishes the whole catalog; a second run publishes nothing; deletions become tombstones", async () => {
   const seeded = await seed();
-  const first = await startBridgeProcess({ databaseUrl: db.url, topic });
+  const first = await startBridgeProcess({ databaseUrl: scratch.db.url, topic });
   await first.waitForLog(/publishing outbox changes/);
 
   const admin = kafka.admin();
@@ -78,21 +70,21 @@ test("creates the missing topic compacted with 1 partition and publishes the who
   }
   const state = await topicState(topic);
   assert.deepEqual(new Map([...state].sort()), new Map(seeded.expected.map((r) => [r.key, r.value] as const).sort()));
-  assert.equal(await pendingCount(db.pool), 0, "the pending outbox row is covered by the republish");
+  assert.equal(await pendingCount(scratch.db.pool), 0, "the pending outbox row is covered by the republish");
   const afterFirst = (await topicRecords(topic)).length;
   assert.equal(afterFirst, seeded.expected.length);
   assert.equal(await first.stop(), 0);
 
   // Idempotent: nothing changed, so nothing is produced.
-  const second = await startBridgeProcess({ databaseUrl: db.url, topic });
+  const second = await startBridgeProcess({ databaseUrl: scratch.db.url, topic });
   await second.waitForLog(/publishing outbox changes/);
   assert.equal((await topicRecords(topic)).length, afterFirst);
   assert.equal(await second.stop(), 0);
 
   // Deleted while no bridge ran, and a revocation that expired meanwhile.
-  await db.pool.query(`delete from endpoints where id = $1`, [seeded.eps[1].id]);
-  await db.pool.query(`update issued_tokens set issued_at = now() - interval '3 hours', revoked_at = now() - interval '2 hours', expires_at = now() - interval '1 minute' where jti = $1`, [seeded.revokedLive]);
-  const third = await startBridgeProcess({ databaseUrl: db.url, topic });
+  await scratch.db.pool.query(`delete from endpoints where id = $1`, [seeded.eps[1].id]);
+  await scratch.db.pool.query(`update issued_tokens set issued_at = now() - interval '3 hours', revoked_at = now() - interval '2 hours', expires_at = now() - interval '1 minute' where jti = $1`, [seeded.revokedLive]);
+  const third = await startBridgeProcess({ databaseUrl: scratch.db.url, topic });
   await third.waitForLog(/publishing outbox changes/);
   const records = await topicRecords(topic);
   assert.deepEqual(

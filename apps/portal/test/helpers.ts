@@ -6,8 +6,7 @@ import { randomUUID } from "node:crypto";
 import { after } from "node:test";
 
 import { createDb, users, type Database, type User } from "@sluice/db";
-import { migrateDatabase } from "@sluice/db/migrate";
-import { sql } from "drizzle-orm";
+import { createScratchDatabase } from "@sluice/db/scratch";
 import createClient, { type Client } from "openapi-fetch";
 
 import { actorFromUser, type Actor, type Role } from "../lib/auth/actor";
@@ -73,25 +72,11 @@ export function rawApi(path: string, init: RequestInit & { key?: string } = {}) 
  * install (first admin, last admin). Dropped when the test `t` ends.
  */
 export async function scratchDatabase(t: { after: (fn: () => Promise<void>) => void }): Promise<Database> {
-  const name = `sluice_scratch_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  await db.execute(sql.raw(`create database ${name}`));
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${name}`;
-  await migrateDatabase({ url: url.toString() });
-  const scratch = createDb({ url: url.toString(), max: 4 });
+  const scratch = await createScratchDatabase({ serverUrl: process.env.DATABASE_URL!, prefix: "sluice_scratch" });
+  const scratchDb = createDb({ url: scratch.url, max: 4 });
   t.after(async () => {
-    await scratch.$client.end();
-    // pg's pool.end() resolves before its sockets have closed; dropping WITH (FORCE)
-    // would kill them mid-close and surface as an uncaught error in a later test.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await db.execute(sql.raw(`drop database if exists ${name}`));
-        return;
-      } catch (err) {
-        if (attempt >= 50) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await scratchDb.$client.end();
+    await scratch.drop();
   });
-  return scratch;
+  return scratchDb;
 }

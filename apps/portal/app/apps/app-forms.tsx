@@ -18,22 +18,19 @@ import {
   revokeTokenAction,
   updateAppAction,
 } from "./actions";
-import type { FormState } from "@/lib/actions/form-state";
+import { valueOf, valuesOf, type FormState } from "@/lib/actions/form-state";
 
 const initial: FormState = { ok: false };
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** Create (no app) or edit an app's name and description. */
 export function AppForm({ app }: { app?: { id: string; name: string; description: string } }) {
   const [state, action] = useActionState(app ? updateAppAction : createAppAction, initial);
-  const v = state.values ?? {};
   return (
     <form action={action} className="space-y-4" noValidate aria-label={app ? "Edit app" : "Create app"}>
       <CsrfField />
       {app ? <input type="hidden" name="appId" value={app.id} /> : null}
-      <TextField label="Name" name="name" required maxLength={100} defaultValue={one(v.name) ?? app?.name ?? ""} error={state.fieldErrors?.name} />
-      <TextAreaField label="Description" name="description" rows={3} maxLength={2000} defaultValue={one(v.description) ?? app?.description ?? ""} error={state.fieldErrors?.description} className="font-sans" />
+      <TextField label="Name" name="name" required maxLength={100} defaultValue={valueOf(state, "name", app?.name)} error={state.fieldErrors?.name} />
+      <TextAreaField label="Description" name="description" rows={3} maxLength={2000} defaultValue={valueOf(state, "description", app?.description)} error={state.fieldErrors?.description} className="font-sans" />
       <FormMessage state={state} />
       <SubmitButton pendingText="Saving…">{app ? "Save changes" : "Create app"}</SubmitButton>
     </form>
@@ -56,7 +53,6 @@ export function DeleteAppButton({ appId, name }: { appId: string; name: string }
 
 export function AddGrantForm({ appId }: { appId: string }) {
   const [state, action] = useActionState(addGrantAction, initial);
-  const v = state.values ?? {};
   return (
     <form action={action} className="space-y-3" noValidate aria-label="Add grant">
       <CsrfField />
@@ -67,7 +63,7 @@ export function AddGrantForm({ appId }: { appId: string }) {
           name="endpointPattern"
           required
           placeholder="/prices/* or /orders/eu"
-          defaultValue={one(v.endpointPattern) ?? ""}
+          defaultValue={valueOf(state, "endpointPattern")}
           hint="An endpoint path (/topic/key) or a wildcard ending in /* that covers every path below it; /* covers everything."
           error={state.fieldErrors?.endpointPattern}
           className="font-mono"
@@ -76,7 +72,7 @@ export function AddGrantForm({ appId }: { appId: string }) {
           legend="Operations"
           name="operations"
           options={[{ value: "subscribe", label: "Subscribe" }, { value: "publish", label: "Publish" }]}
-          defaultChecked={state.values ? many(v.operations) : ["subscribe"]}
+          defaultChecked={valuesOf(state, "operations", ["subscribe"])}
           error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
         />
       </div>
@@ -108,9 +104,8 @@ export interface MintableGrant {
 
 export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; grants: MintableGrant[]; lifetimes: { seconds: number; label: string }[] }) {
   const [state, action] = useActionState(mintTokenAction, initial);
-  const v = state.values ?? {};
-  const chosenSub = many(v.sub);
-  const chosenPub = many(v.pub);
+  const chosenSub = valuesOf(state, "sub", []);
+  const chosenPub = valuesOf(state, "pub", []);
   const permissionErrors = Object.entries(state.fieldErrors ?? {}).filter(([field]) => field.startsWith("permissions"));
   return (
     <div className="space-y-4">
@@ -149,14 +144,14 @@ export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; gra
           ) : null}
         </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
-          <SelectField label="Lifetime" name="lifetimeSeconds" defaultValue={one(v.lifetimeSeconds) ?? String(lifetimes.find((l) => l.seconds === 86400)?.seconds ?? lifetimes[0]?.seconds)} error={state.fieldErrors?.lifetimeSeconds}>
+          <SelectField label="Lifetime" name="lifetimeSeconds" defaultValue={valueOf(state, "lifetimeSeconds", String(lifetimes.find((l) => l.seconds === 86400)?.seconds ?? lifetimes[0]?.seconds))} error={state.fieldErrors?.lifetimeSeconds}>
             {lifetimes.map((l) => (
               <option key={l.seconds} value={l.seconds}>
                 {l.label}
               </option>
             ))}
           </SelectField>
-          <TextField label="Description" name="tokenDescription" maxLength={200} placeholder="e.g. kiosk in hall B" defaultValue={one(v.tokenDescription) ?? ""} error={state.fieldErrors?.tokenDescription} />
+          <TextField label="Description" name="tokenDescription" maxLength={200} placeholder="e.g. kiosk in hall B" defaultValue={valueOf(state, "tokenDescription")} error={state.fieldErrors?.tokenDescription} />
         </div>
         {!state.secret ? <FormMessage state={state} /> : null}
         <SubmitButton pendingText="Minting…">Mint token</SubmitButton>

@@ -17,7 +17,7 @@ import { AppError } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 
 import { DeleteButton } from "../delete-button";
-import { loadOr404 } from "../load";
+import { loadOr404 } from "@/lib/load-or-404";
 
 type Params = { apiId: string };
 type Search = { q?: string; cursor?: string };

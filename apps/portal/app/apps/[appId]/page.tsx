@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { z } from "zod";
 
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -14,14 +15,13 @@ import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
 import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
-import { AppError } from "@/lib/errors";
 import { formatDateTime, formatRelativeSeconds } from "@/lib/format";
+import { loadOr404 } from "@/lib/load-or-404";
 
 import { AddGrantForm, AppForm, DeleteAppButton, MintTokenForm, RemoveGrantButton, RevokeAllTokensButton, RevokeTokenButton } from "../app-forms";
 
 export const metadata: Metadata = { title: "App · Sluice" };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIFETIMES = [3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400];
 const statusTone = { active: "teal", expired: "slate", revoked: "red" } as const;
 
@@ -49,17 +49,11 @@ export default async function AppPage({ params, searchParams }: { params: Promis
   const { appId } = await params;
   const { cursor } = await searchParams;
   const actor = await pageActor("viewer", `/apps/${appId}`);
-  if (!UUID.test(appId)) notFound();
+  if (!z.uuid().safeParse(appId).success) notFound();
   const db = getDb();
-  const app = await getApp({ db, actor, appId }).catch((err) => {
-    if (err instanceof AppError && err.status === 404) notFound();
-    throw err;
-  });
+  const app = await loadOr404(() => getApp({ db, actor, appId }));
   const grants = await listGrants({ db, actor, appId });
-  const tokens = await listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }).catch((err) => {
-    if (err instanceof AppError) return { items: [], nextCursor: null };
-    throw err;
-  });
+  const tokens = await loadOr404(() => listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }));
   const editor = hasRole(actor, "editor");
   const { maxLifetimeSeconds } = tokenSettings();
 

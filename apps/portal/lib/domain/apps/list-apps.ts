@@ -7,6 +7,7 @@ import { hasRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { invalid } from "../../errors";
 import { decodeCursor, pageOf } from "../../api/pagination";
+import { likePattern } from "../like-pattern";
 
 export const appColumns = {
   id: apps.id,
@@ -24,7 +25,7 @@ export async function listApps(options: { db: DbOrTx; actor: Actor; q?: string; 
   if (!hasRole(options.actor, "editor")) filters.push(eq(apps.ownerId, options.actor.userId));
   const q = options.q?.trim();
   if (q) {
-    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = likePattern(q);
     filters.push(or(ilike(apps.name, like), ilike(apps.description, like)));
   }
   const cursor = decodeCursor(options.cursor, 2);

@@ -6,6 +6,7 @@ import { requireRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { invalid } from "../../errors";
 import type { AuditFilter } from "../../validation/audit";
+import { likePattern } from "../like-pattern";
 
 // PostgreSQL keeps microseconds; a JavaScript Date only milliseconds. The cursor
 // carries the exact instant as microseconds since the epoch, so entries that share
@@ -20,7 +21,7 @@ export async function listAuditEntries(options: { db: DbOrTx; actor: Actor; filt
     filter.entityType ? eq(auditLog.entityType, filter.entityType) : undefined,
     filter.entityId ? eq(auditLog.entityId, filter.entityId) : undefined,
     filter.action ? eq(auditLog.action, filter.action) : undefined,
-    filter.actor ? ilike(auditLog.actor, `%${escapeLike(filter.actor)}%`) : undefined,
+    filter.actor ? ilike(auditLog.actor, likePattern(filter.actor)) : undefined,
     filter.from ? gte(auditLog.occurredAt, new Date(filter.from)) : undefined,
     filter.to ? lt(auditLog.occurredAt, new Date(filter.to)) : undefined,
   ];
@@ -52,4 +53,3 @@ export async function listAuditEntries(options: { db: DbOrTx; actor: Actor; filt
   return { items: page.items.map(({ micros: _micros, ...entry }) => entry), nextCursor: page.nextCursor };
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,14 +1,13 @@
 // An app's tokens (metadata only), newest first, keyset-paginated on (issued_at, jti).
 import { issuedTokens, type IssuedToken } from "@sluice/db";
 import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 
 import type { Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { decodeCursor, pageOf } from "../../api/pagination";
 import { invalid } from "../../errors";
 import { loadApp } from "../apps/load-app";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type TokenStatus = "active" | "expired" | "revoked";
 
@@ -23,7 +22,7 @@ export async function listTokens(options: { db: DbOrTx; actor: Actor; appId: str
   const cursor = decodeCursor(options.cursor, 2);
   if (cursor) {
     const [issuedAt, jti] = cursor as [string, string];
-    if (Number.isNaN(Date.parse(issuedAt)) || !UUID.test(jti)) throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
+    if (Number.isNaN(Date.parse(issuedAt)) || !z.uuid().safeParse(jti).success) throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
     const at = sql`${issuedAt}::timestamptz`;
     filters.push(or(lt(issuedTokens.issuedAt, at), and(eq(issuedTokens.issuedAt, at), lt(issuedTokens.jti, sql`${jti}::uuid`))));
   }

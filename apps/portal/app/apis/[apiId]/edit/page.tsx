@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 
 import { ApiForm } from "../../api-form";
-import { loadOr404 } from "../../load";
+import { loadOr404 } from "@/lib/load-or-404";
 
 export const metadata: Metadata = { title: "Edit API · Sluice" };
 

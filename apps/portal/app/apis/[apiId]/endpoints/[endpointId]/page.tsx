@@ -9,7 +9,7 @@ import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 
 import { DeleteButton } from "../../../delete-button";
-import { loadOr404 } from "../../../load";
+import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../topics";
 
 export const metadata: Metadata = { title: "Endpoint · Sluice" };

@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 
 import { EndpointForm } from "../../../endpoint-form";
-import { loadOr404 } from "../../../load";
+import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../topics";
 
 export const metadata: Metadata = { title: "New endpoint · Sluice" };

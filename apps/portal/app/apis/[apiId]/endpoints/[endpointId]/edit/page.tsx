@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 
 import { EndpointForm } from "../../../../endpoint-form";
-import { loadOr404 } from "../../../../load";
+import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../../topics";
 
 export const metadata: Metadata = { title: "Edit endpoint · Sluice" };
