@@ -23,6 +23,12 @@ export const userRole = pgEnum("user_role", ["admin", "editor", "viewer"]);
 export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes"]);
 export const signingKeyStatus = pgEnum("signing_key_status", ["active", "retired"]);
 export const accountLinkPurpose = pgEnum("account_link_purpose", ["first_admin", "invite", "password_reset"]);
+/**
+ * `standard`: an app that users create and grant. `console`: the one app the
+ * portal's live console mints its short-lived, single-endpoint tokens for; it
+ * has no grants and no other tokens.
+ */
+export const appKind = pgEnum("app_kind", ["standard", "console"]);
 
 /** The operations an endpoint allows and a grant or token permits. */
 export const OPERATIONS = ["subscribe", "publish"] as const;
@@ -136,11 +142,13 @@ export const apps = pgTable(
     ownerId: uuid("owner_id").references(() => users.id, { onDelete: "set null" }),
     // "Revoke every token of this app": tokens issued before this instant are rejected.
     tokensNotBefore: timestamp("tokens_not_before", { withTimezone: true }),
+    kind: appKind("kind").notNull().default("standard"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     unique("apps_owner_name_key").on(t.ownerId, t.name),
+    uniqueIndex("apps_one_console").on(t.kind).where(sql`${t.kind} = 'console'`),
     check("apps_name_length", sql`char_length(${t.name}) between 1 and 100`),
   ],
 );

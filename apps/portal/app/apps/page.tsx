@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
+import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
@@ -61,6 +62,11 @@ export default async function AppsPage({ searchParams }: { searchParams: Promise
                   <Link href={`/apps/${a.id}`} className="text-teal-800 hover:underline">
                     {a.name}
                   </Link>
+                  {a.kind === "console" ? (
+                    <span className="ml-2">
+                      <Badge tone="teal">live console</Badge>
+                    </span>
+                  ) : null}
                 </Td>
                 <Td className="max-w-md truncate text-slate-600">{a.description}</Td>
                 {all ? <Td>{a.ownerEmail ?? "—"}</Td> : null}

@@ -189,7 +189,7 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
   };
 }
 
-interface Gateway {
+export interface Gateway {
   host: string;
   secure: boolean;
   wsPath: string;
@@ -201,7 +201,7 @@ interface Gateway {
 }
 
 /** The gateway's public URL (SLUICE_GATEWAY_PUBLIC_URL) may carry a base path behind a proxy. */
-function gatewayServers(gatewayUrl: string): Gateway {
+export function gatewayServers(gatewayUrl: string): Gateway {
   let url: URL;
   try {
     url = new URL(gatewayUrl);

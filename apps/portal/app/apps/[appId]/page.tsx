@@ -56,6 +56,7 @@ export default async function AppPage({ params, searchParams }: { params: Promis
   const tokens = await loadOr404(() => listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }));
   const editor = hasRole(actor, "editor");
   const { maxLifetimeSeconds } = tokenSettings();
+  const isConsole = app.kind === "console";
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
@@ -71,9 +72,16 @@ export default async function AppPage({ params, searchParams }: { params: Promis
             </span>
           </>
         }
-        actions={<DeleteAppButton appId={app.id} name={app.name} />}
+        actions={isConsole ? null : <DeleteAppButton appId={app.id} name={app.name} />}
       />
 
+      {isConsole ? (
+        <p className="mb-10 max-w-3xl rounded-lg border border-teal-200 bg-teal-50 p-4 text-sm text-teal-900" data-testid="console-app-note">
+          The portal&apos;s live console mints this app&apos;s tokens when a signed-in user clicks <strong>Try it</strong> on an endpoint page: each names that one
+          endpoint, lives ten minutes and is listed below with the user who asked for it. The app has no grants and cannot be deleted; revoke its tokens
+          here.
+        </p>
+      ) : (
       <section aria-labelledby="grants-heading" className="mb-10">
         <h2 id="grants-heading" className="mb-1 text-lg font-semibold">
           Grants
@@ -118,6 +126,7 @@ export default async function AppPage({ params, searchParams }: { params: Promis
           </div>
         ) : null}
       </section>
+      )}
 
       <section aria-labelledby="tokens-heading" className="mb-10">
         <h2 id="tokens-heading" className="mb-1 text-lg font-semibold">

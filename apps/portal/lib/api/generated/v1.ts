@@ -208,6 +208,26 @@ export interface paths {
         patch: operations["updateEndpoint"];
         trace?: never;
     };
+    "/apis/{apiId}/endpoints/{endpointId}/console-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a live-console token for one endpoint
+         * @description A token for the caller, valid 10 minutes, that permits only this endpoint: subscribe for everyone who can read the catalog, publish too for editors and admins where the endpoint allows it. Issued for the console app; listed and revocable there.
+         */
+        post: operations["mintConsoleToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/topics": {
         parameters: {
             query?: never;
@@ -492,6 +512,11 @@ export interface components {
             ownerEmail: string | null;
             /** @description Tokens of this app issued before this instant are revoked */
             tokensNotBefore: string | null;
+            /**
+             * @description `console`: the live console's app (no grants; its tokens come from Try it)
+             * @enum {string}
+             */
+            kind: "standard" | "console";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -574,6 +599,25 @@ export interface components {
             before: unknown;
             /** @description The entity after the change (null for a deletion) */
             after: unknown;
+        };
+        ConsoleToken: {
+            /** @description The JWT; kept in the browser's memory only */
+            token: string;
+            /** Format: uuid */
+            jti: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The gateway's WebSocket URL (wss://…/ws) */
+            gatewayUrl: string;
+            permissions: {
+                sub: string[];
+                pub: string[];
+                all: string[];
+            };
+            canSubscribe: boolean;
+            canPublish: boolean;
+            /** @description The console app was made by this call; gateways may need a moment to learn it */
+            appJustCreated: boolean;
         };
         Endpoint: {
             /** Format: uuid */
@@ -1373,6 +1417,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mintConsoleToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleToken"];
                 };
             };
             /** @description An error (problem+json naming the bad field) */

@@ -26,6 +26,7 @@ export const appSchema = z
     ownerId: z.uuid().nullable(),
     ownerEmail: z.string().nullable(),
     tokensNotBefore: nullableTimestamp.describe("Tokens of this app issued before this instant are revoked"),
+    kind: z.enum(["standard", "console"]).describe("`console`: the live console's app (no grants; its tokens come from Try it)"),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

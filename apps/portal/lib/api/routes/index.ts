@@ -6,6 +6,7 @@ import { apiRoutes } from "./apis";
 import { appRoutes } from "./apps";
 import { asyncApiRoutes } from "./asyncapi";
 import { auditRoutes } from "./audit";
+import { consoleRoutes } from "./console";
 import { endpointRoutes } from "./endpoints";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
@@ -15,6 +16,7 @@ export const allRoutes: RouteDef[] = [
   ...accountRoutes,
   ...apiRoutes,
   ...endpointRoutes,
+  ...consoleRoutes,
   ...topicRoutes,
   ...asyncApiRoutes,
   ...appRoutes,

@@ -16,6 +16,7 @@ export const appColumns = {
   ownerId: apps.ownerId,
   ownerEmail: users.email,
   tokensNotBefore: apps.tokensNotBefore,
+  kind: apps.kind,
   createdAt: apps.createdAt,
   updatedAt: apps.updatedAt,
 };

@@ -7,7 +7,7 @@ import { appGrants } from "@sluice/db";
 import { requireRole, type Actor } from "../../auth/actor";
 import { recordChange } from "../../changes/record-change";
 import type { Database } from "../../db";
-import { translateConstraint } from "../../errors";
+import { conflict, translateConstraint } from "../../errors";
 import { parseInput } from "../../validation/parse";
 import { addGrantInput } from "../../validation/apps";
 import { loadApp } from "../apps/load-app";
@@ -24,6 +24,7 @@ export async function addGrant(options: { db: Database; actor: Actor; appId: str
   try {
     return await options.db.transaction(async (tx) => {
       const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
+      if (app.kind === "console") throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
       const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
       const [grant] = await tx
         .insert(appGrants)

@@ -3,24 +3,20 @@
 // claims are PROTOCOL.md's and the signature is made with the active key,
 // decrypted in memory only. The token is returned once; only its metadata is
 // stored, and the audit entry never contains it.
-import { randomUUID } from "node:crypto";
-
-import { appGrants, issuedTokens } from "@sluice/db";
+import { appGrants } from "@sluice/db";
 import { eq } from "drizzle-orm";
-import { SignJWT } from "jose";
 
 import type { Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
 import { tokenSettings } from "../../config";
 import type { Database } from "../../db";
-import { AppError, invalid } from "../../errors";
+import { conflict, invalid } from "../../errors";
 import { formatRelativeSeconds } from "../../format";
-import { buildClaims, issuedAtSeconds, permissionsWithinGrants } from "../../tokens/claims";
+import { permissionsWithinGrants } from "../../tokens/claims";
 import { parseInput } from "../../validation/parse";
 import { mintTokenInput } from "../../validation/tokens";
 import { loadApp } from "../apps/load-app";
 import { ensureSigningKey } from "../signing-keys/ensure-signing-key";
-import { decryptSigningKey, loadActiveSigningKey } from "../signing-keys/load-active-signer";
+import { issueToken } from "./issue-token";
 
 export async function mintToken(options: { db: Database; actor: Actor; appId: string; input: unknown; encryptionKey?: Buffer }) {
   const input = parseInput(mintTokenInput, options.input);
@@ -35,37 +31,16 @@ export async function mintToken(options: { db: Database; actor: Actor; appId: st
   return options.db.transaction(async (tx) => {
     // Shared locks: "revoke all" and rotation wait for this mint to commit, and vice versa.
     const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
+    if (app.kind === "console") throw conflict("appId", "the live console's app gets its tokens from the live console only");
     const grants = await tx.select().from(appGrants).where(eq(appGrants.appId, app.id));
     const permissions = permissionsWithinGrants(input.permissions, grants);
-    const key = await loadActiveSigningKey(tx);
-    if (!key) throw new AppError("unavailable", 503, "There is no active signing key; an admin can create one under Settings → Signing keys.");
-    const privateKey = await decryptSigningKey(key, options.encryptionKey);
-
-    const nowMs = Date.now();
-    const jti = randomUUID();
-    const claims = buildClaims({
-      ...settings,
-      appId: app.id,
-      jti,
-      iat: issuedAtSeconds(nowMs, app.tokensNotBefore),
-      lifetimeSeconds: input.lifetimeSeconds,
+    return issueToken(tx, {
+      actor: options.actor,
+      app,
       permissions,
+      lifetimeSeconds: input.lifetimeSeconds,
+      description: input.description,
+      encryptionKey: options.encryptionKey,
     });
-    const token = await new SignJWT(claims).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: "JWT" }).sign(privateKey);
-    const [row] = await tx
-      .insert(issuedTokens)
-      .values({
-        jti,
-        appId: app.id,
-        kid: key.kid,
-        permissions,
-        description: input.description,
-        issuedBy: options.actor.userId || null,
-        issuedAt: new Date(nowMs),
-        expiresAt: new Date(claims.exp * 1000),
-      })
-      .returning();
-    await recordChange(tx, options.actor, { action: "token.mint", entityType: "token", entityId: jti, after: { ...row, appName: app.name } });
-    return { token, tokenInfo: row! };
   });
 }

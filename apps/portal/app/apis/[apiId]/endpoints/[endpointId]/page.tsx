@@ -11,6 +11,7 @@ import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 import { DeleteButton } from "../../../delete-button";
 import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../topics";
+import { LiveConsole } from "./live-console";
 
 export const metadata: Metadata = { title: "Endpoint · Sluice" };
 
@@ -117,13 +118,21 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         </section>
       </div>
 
-      {/* LIVE CONSOLE: the live console (subscribe / publish in the browser) mounts here. */}
-      <section aria-labelledby="console-heading" className="mt-8 rounded-lg border border-dashed border-slate-300 p-5" data-testid="live-console-slot">
-        <h2 id="console-heading" className="text-base font-semibold">
-          Live console
-        </h2>
-        <p className="mt-1 text-sm text-slate-600">Try this endpoint in the browser: coming soon. Meanwhile, connect with an app token to the gateway.</p>
-      </section>
+      <LiveConsole
+        apiId={apiId}
+        endpointId={endpoint.id}
+        endpoint={{
+          path: endpoint.path,
+          topic: endpoint.topic,
+          key: endpoint.key,
+          keyParam: endpoint.keyParam,
+          payloadFormat: endpoint.payloadFormat,
+          jsonSchema: endpoint.jsonSchema,
+        }}
+        operations={endpoint.operations}
+        mayPublish={canEdit}
+        example={endpoint.examples[0]}
+      />
     </>
   );
 }
