@@ -32,6 +32,8 @@ export interface PortalPrepared {
   admin: FirstAdmin;
   /** The active token-signing key: generated at the first start, then reused. */
   signingKey: { kind: "created" | "exists"; kid: string; expiredKeys: string[] };
+  /** The demo API, made on an empty catalog when the launcher feeds the demo topic. */
+  demo?: { kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" };
 }
 
 /** Runs apps/portal/scripts/prepare.ts against the migrated database. */

@@ -1,11 +1,12 @@
 // Starts the whole local stack in order: checks first (ports, Java, external
 // services), then PostgreSQL, Kafka and the builds in parallel, then migrations,
-// then the gateway, the bridge and the portal.
+// then the gateway, the bridge and the portal (and, in local mode, the demo feeder).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { migrateDatabase } from "@sluice/db/migrate";
 import type { StackConfig, StackUrls } from "./config.ts";
 import { StackError } from "./errors.ts";
+import { DEMO_TOPIC, demoEnabled, ensureDemoTopic, startDemoFeeder } from "./demo.ts";
 import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
 import { say } from "./log.ts";
 import { checkExternalPostgres, startEmbeddedPostgres } from "./postgres.ts";
@@ -46,9 +47,13 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
 
   const infra = { databaseUrl, kafkaBrokers };
   const portalSettings = portalEnv(config, infra, portalSecretKey(config));
-  const { admin, signingKey } = await preparePortal(config, portalSettings);
+  const demo = demoEnabled(config);
+  if (demo) await ensureDemoTopic(kafkaBrokers);
+  const { admin, signingKey, demo: demoApi } = await preparePortal(config, { ...portalSettings, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) });
   if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
+  if (demoApi?.kind === "created") say(`added the demo API "Demo vehicles" (${demoApi.endpointPath}) to the empty catalog`);
   await startServices(config, supervisor, infra, portalSettings);
+  if (demo) startDemoFeeder(config, supervisor, kafkaBrokers);
   const urls: StackUrls = {
     ...serviceUrls(config),
     databaseUrl,

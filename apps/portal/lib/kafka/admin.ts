@@ -133,3 +133,17 @@ export async function findKafkaTopic(name: string, options: { brokers?: string[]
 /** A function the endpoint domain uses to check topics; tests may pass their own. */
 export type TopicLookup = (name: string) => Promise<KafkaTopic | undefined>;
 export const kafkaTopicLookup: TopicLookup = (name) => findKafkaTopic(name);
+
+/** Disconnects the shared admin clients, so a one-shot script or a test process can exit. */
+export async function closeKafkaAdmins(): Promise<void> {
+  const g = globalThis as typeof globalThis & { __sluiceKafkaAdmins?: Map<string, Holder> };
+  const all = [...(g.__sluiceKafkaAdmins ?? holders).values()];
+  await Promise.all(
+    all.map(async (holder) => {
+      const admin = holder.admin ?? (await holder.connecting?.catch(() => undefined));
+      holder.admin = undefined;
+      holder.cache = undefined;
+      await admin?.disconnect().catch(() => {});
+    }),
+  );
+}

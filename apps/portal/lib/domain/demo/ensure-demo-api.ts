@@ -1,0 +1,52 @@
+// Local mode only (the launcher sets SLUICE_DEMO_TOPIC when it runs its own Kafka):
+// an empty catalog gets one documented API on the demo topic the launcher feeds,
+// so a first-time user sees the live console move before defining anything. Once
+// any API exists, nothing is added again: deleting the demo API is respected.
+import { streamingApis } from "@sluice/db";
+
+import { SYSTEM_ACTOR } from "../../auth/system-actor";
+import type { Database } from "../../db";
+import { createApi } from "../apis/create-api";
+import { createEndpoint } from "../endpoints/create-endpoint";
+
+export const DEMO_API_NAME = "Demo vehicles";
+
+export async function ensureDemoApi(options: { db: Database; topic: string }): Promise<{ kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" }> {
+  const [anyApi] = await options.db.select({ id: streamingApis.id }).from(streamingApis).limit(1);
+  if (anyApi) return { kind: "skipped" };
+  const api = await createApi({
+    db: options.db,
+    actor: SYSTEM_ACTOR,
+    input: {
+      name: DEMO_API_NAME,
+      version: "1.0.0",
+      description: `Made by \`./sluice start\` on an empty catalog: five simulated vehicles (keys v1 to v5) report their speed and position every second on the local Kafka topic \`${options.topic}\`. Open the endpoint and click Try it. Delete this API when you no longer need it; it is not made again.`,
+      tags: ["demo"],
+    },
+  });
+  const endpoint = await createEndpoint({
+    db: options.db,
+    actor: SYSTEM_ACTOR,
+    apiId: api.id,
+    input: {
+      path: `/${options.topic}/{vehicle}`,
+      operations: ["subscribe"],
+      payloadFormat: "json",
+      description: "Position and speed of one vehicle, once a second. Keys: v1, v2, v3, v4, v5.",
+      jsonSchema: {
+        type: "object",
+        required: ["vehicle", "speedKmh", "lat", "lon", "at"],
+        properties: {
+          vehicle: { type: "string", description: "The record key" },
+          speedKmh: { type: "number", minimum: 0 },
+          heading: { type: "number", minimum: 0, maximum: 360 },
+          lat: { type: "number", minimum: -90, maximum: 90 },
+          lon: { type: "number", minimum: -180, maximum: 180 },
+          at: { type: "string", format: "date-time" },
+        },
+      },
+      examples: [{ vehicle: "v1", speedKmh: 52.4, heading: 270, lat: 52.3702, lon: 4.8952, at: "2026-11-22T12:00:00.000Z" }],
+    },
+  });
+  return { kind: "created", apiId: api.id, endpointPath: endpoint.path };
+}
