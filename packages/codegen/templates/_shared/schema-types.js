@@ -90,7 +90,7 @@ export function typeTree(schema, rootName) {
           return mark({ kind: "map", values });
         }
         const required = new Set(Array.isArray(node.required) ? node.required : []);
-        const object = { kind: "object", name: unique(name), fields: [] };
+        const object = { kind: "object", name: unique(name), fields: [], ...(description ? { description } : {}) };
         objects.push(object);
         for (const key of keys) {
           const type = walk(props[key], `${name}${pascal(key)}`, depth + 1, seen);
