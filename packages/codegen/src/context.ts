@@ -31,7 +31,7 @@ export interface TemplateContext {
   /**
    * Language-specific data the driver prepares before the run (src/prepare/):
    * typescript gets `messageTypes` (string) and `sdkFiles` ({path: contents} of
-   * the vendored SDK); javascript gets `sdkBundle` (the browser IIFE). Others: {}.
+   * the vendored SDK); javascript gets `sdkBundle` (the browser IIFE) and `sdkVersion`. Others: {}.
    */
   extras: Record<string, unknown>;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { Script } from "node:vm";
 
 import { generateClient, languageInfo, type GeneratedFile } from "../src/index.js";
 
@@ -147,5 +148,39 @@ describe("typescript", () => {
       assert.notEqual(e.status, 0);
       assert.match(String(e.stderr), /SLUICE_TOKEN is not set/);
     }
+  });
+});
+
+describe("javascript (browser)", () => {
+  test("one self-contained HTML page: SDK inlined, forms per channel, token field empty", async () => {
+    const files = await generateClient(documentText, "javascript");
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["README.md", "client.html"],
+    );
+    assertHeaders(files);
+    assertNoToken(files);
+    const page = files.find((f) => f.path === "client.html")!.contents;
+    // Self-contained: nothing loaded from elsewhere.
+    assert.doesNotMatch(page, /<script[^>]*\ssrc=/i);
+    assert.doesNotMatch(page, /<link[^>]*\shref=/i);
+    assert.match(page, /<input id="gateway" value="http:\/\/127\.0\.0\.1:8080"/);
+    assert.match(page, /<input id="token" type="password"[^>]*>/);
+    assert.doesNotMatch(page.match(/<input id="token"[^>]*>/)![0], /value=/);
+    // One form per channel, with the operations it allows.
+    const form = (address: string) => page.match(new RegExp(`<fieldset data-address="${address.replace(/[{}/]/g, "\\$&")}"[\\s\\S]*?</fieldset>`))![0];
+    assert.match(form("/prices/{symbol}"), /data-param="symbol" value="AAPL"/);
+    assert.match(form("/prices/{symbol}"), /data-action="publish"/);
+    assert.match(form("/orders/eu"), /data-action="subscribe"/);
+    assert.doesNotMatch(form("/orders/eu"), /data-action="publish"/);
+    // Every inline script is valid JavaScript, and the SDK bundle defines the global the page uses.
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    assert.equal(scripts.length, 2);
+    for (const code of scripts) new Script(code);
+    const sandbox: Record<string, unknown> = { TextEncoder, TextDecoder };
+    new Script(scripts[0]!).runInNewContext(sandbox);
+    assert.equal(typeof (sandbox.Sluice as { connect?: unknown }).connect, "function");
+    const api = JSON.parse(page.match(/<script type="application\/json" id="sluice-api">([\s\S]*?)<\/script>/)![1]!);
+    assert.equal(api.gatewayUrl, "http://127.0.0.1:8080");
   });
 });

@@ -16,7 +16,7 @@ export async function prepare(language: LanguageId, model: ApiModel): Promise<Re
     case "typescript":
       return { messageTypes: await messageTypes(model), sdkFiles: await sdkFiles() };
     case "javascript":
-      return { sdkBundle: await asset("sdk-browser.js") };
+      return { sdkBundle: await asset("sdk-browser.js"), sdkVersion: JSON.parse(await asset("manifest.json")).sdkVersion as string };
     default:
       return {};
   }
