@@ -6,6 +6,7 @@ import { apiRoutes } from "./apis";
 import { appRoutes } from "./apps";
 import { asyncApiRoutes } from "./asyncapi";
 import { auditRoutes } from "./audit";
+import { clientRoutes } from "./clients";
 import { endpointRoutes } from "./endpoints";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
@@ -17,6 +18,7 @@ export const allRoutes: RouteDef[] = [
   ...endpointRoutes,
   ...topicRoutes,
   ...asyncApiRoutes,
+  ...clientRoutes,
   ...appRoutes,
   ...tokenRoutes,
   ...signingKeyRoutes,

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 
+import { ClientCodeSection } from "@/components/client-code/client-code-section";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
@@ -116,6 +117,8 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           )}
         </section>
       </div>
+
+      <ClientCodeSection actor={actor} apiId={apiId} channel={endpoint.path} />
 
       {/* LIVE CONSOLE: the live console (subscribe / publish in the browser) mounts here. */}
       <section aria-labelledby="console-heading" className="mt-8 rounded-lg border border-dashed border-slate-300 p-5" data-testid="live-console-slot">
