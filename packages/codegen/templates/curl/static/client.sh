@@ -1,0 +1,235 @@
+#!/bin/sh
+@@HEADER@@
+# curl client for @@TITLE@@: subscribe over Server-Sent Events (resumes after a
+# reconnect with Last-Event-ID), publish over HTTP. Needs only sh and curl.
+#
+#   export SLUICE_TOKEN=<app token>        # required, never stored in this file
+#   export SLUICE_GATEWAY_URL=<url>        # optional, default @@GATEWAY_URL@@
+#   sh client.sh help
+#
+# Output: one JSON line per message on stdout; status and errors on stderr.
+
+set -u
+
+DEFAULT_GATEWAY_URL='@@GATEWAY_URL@@'
+GATEWAY_URL=${SLUICE_GATEWAY_URL:-$DEFAULT_GATEWAY_URL}
+GATEWAY_URL=${GATEWAY_URL%/}
+CR=$(printf '\r')
+
+note() { printf 'sluice: %s\n' "$*" >&2; }
+die() { note "$*"; exit 1; }
+
+need_token() {
+  [ -n "${SLUICE_TOKEN:-}" ] || die "SLUICE_TOKEN is not set: issue a token for your app in the Sluice portal (Apps → your app → Tokens) and export it"
+  case $SLUICE_TOKEN in *[!A-Za-z0-9._-]*) die "SLUICE_TOKEN does not look like a JWT" ;; esac
+}
+
+need_path() {
+  case ${1:-} in
+    /?*/?*) ;;
+    *) die "expected an endpoint path such as @@EXAMPLE_PATH@@, got '${1:-}'" ;;
+  esac
+}
+
+# curl reads the Authorization header from a config on stdin, so the token
+# never appears in the process list.
+auth_config() { printf 'header = "Authorization: Bearer %s"\n' "$SLUICE_TOKEN"; }
+
+json_string() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+
+# Percent-decodes a path segment list (the record key as Kafka sees it).
+percent_decode() {
+  printf '%s' "$1" | LC_ALL=C awk '
+    BEGIN { for (i = 1; i < 256; i++) hex[sprintf("%02X", i)] = i }
+    { s = $0; out = ""
+      while ((p = index(s, "%")) > 0) {
+        h = toupper(substr(s, p + 1, 2))
+        if (h in hex) { out = out substr(s, 1, p - 1) sprintf("%c", hex[h]); s = substr(s, p + 3) }
+        else { out = out substr(s, 1, p); s = substr(s, p + 1) }
+      }
+      printf "%s", out s }'
+}
+
+# Percent-encodes a parameter value, segment by segment (a key may contain "/").
+percent_encode() {
+  printf '%s' "$1" | LC_ALL=C awk '
+    BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+    { s = $0; out = ""
+      for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c ~ /[A-Za-z0-9._~\/-]/) out = out c
+        else out = out sprintf("%%%02X", ord[c])
+      }
+      printf "%s", out }'
+}
+
+# Full-jitter backoff: a random delay up to min(30, 2^attempt) seconds.
+backoff() {
+  cap=1; i=0
+  while [ "$i" -lt "$1" ] && [ "$cap" -lt 30 ]; do cap=$((cap * 2)); i=$((i + 1)); done
+  [ "$cap" -gt 30 ] && cap=30
+  sleep "$(awk -v cap="$cap" 'BEGIN { srand(); printf "%.2f", 0.2 + rand() * cap }')"
+}
+
+# The content type the endpoint expects (from the API document).
+content_type_of() {
+  case $1 in
+@@CONTENT_TYPES@@
+    *) echo 'application/json' ;;
+  esac
+}
+
+# subscribe PATH: prints {"subscribed":PATH} once the gateway accepted the
+# subscription, then one JSON line per message until killed. Reconnects with
+# backoff and resumes after the last message received (Last-Event-ID).
+subscribe() {
+  need_path "${1:-}"
+  need_token
+  sub_path=$1
+  key_json=$(json_string "$(percent_decode "${sub_path#/*/}")")
+  tmp=$(mktemp -d) || die "mktemp failed"
+  fifo=$tmp/stream
+  mkfifo "$fifo" || die "mkfifo failed"
+  curl_pid=
+  trap 'cleanup' EXIT
+  trap 'cleanup; trap - EXIT; exit 130' INT
+  trap 'cleanup; trap - EXIT; exit 143' TERM
+  last_id=
+  subscribed=
+  attempt=0
+  while :; do
+    set -- -sS -N -i -K - -H 'Accept: text/event-stream'
+    [ -n "$last_id" ] && set -- "$@" -H "Last-Event-ID: $last_id"
+    auth_config | curl "$@" "$GATEWAY_URL/sse$sub_path" >"$fifo" &
+    curl_pid=$!
+    read_stream <"$fifo"
+    rc=$?
+    kill "$curl_pid" 2>/dev/null
+    wait "$curl_pid" 2>/dev/null
+    curl_pid=
+    [ "$rc" -eq 2 ] && exit 1
+    attempt=$((attempt + 1))
+    note "connection to $GATEWAY_URL lost, reconnecting (attempt $attempt)"
+    backoff "$attempt"
+  done
+}
+
+cleanup() {
+  [ -n "${curl_pid:-}" ] && kill "$curl_pid" 2>/dev/null
+  [ -n "${tmp:-}" ] && rm -rf "$tmp"
+}
+
+# Reads one HTTP response (curl -i) from stdin. Returns 1 to retry, 2 to give up.
+read_stream() {
+  IFS= read -r status || return 1
+  code=$(printf '%s' "${status%"$CR"}" | cut -d' ' -f2)
+  while IFS= read -r line; do
+    [ -z "${line%"$CR"}" ] && break
+  done
+  if [ "$code" != 200 ]; then
+    body=$(cat)
+    note "subscribe $sub_path: HTTP $code $body"
+    case $code in 5* | 429) return 1 ;; *) return 2 ;; esac
+  fi
+  if [ -z "$subscribed" ]; then
+    subscribed=1
+    printf '{"subscribed":%s}\n' "$(json_string "$sub_path")"
+  else
+    note "resubscribed to $sub_path${last_id:+, resuming after $last_id}"
+  fi
+  attempt=0
+  event=message
+  data=
+  id=
+  while IFS= read -r line; do
+    line=${line%"$CR"}
+    case $line in
+      '')
+        dispatch || return 2
+        event=message
+        data=
+        id=
+        ;;
+      :*) ;;
+      id:*) id=${line#id:} id=${id# } ;;
+      event:*) event=${line#event:} event=${event# } ;;
+      data:*) line=${line#data:} data=$data${line# } ;;
+    esac
+  done
+  return 1
+}
+
+# Handles one complete event. Returns non-zero when the stream must not resume.
+dispatch() {
+  [ -z "$data" ] && return 0
+  case $event in
+    message)
+      # {"endpoint":…,"epoch":…,"partition":…,"seq":…,"ts":…,"data":…} plus the record key.
+      printf '{"key":%s,%s\n' "$key_json" "${data#\{}"
+      [ -n "$id" ] && last_id=$id
+      ;;
+    gap) note "gap (messages that will not arrive): $data" ;;
+    closing | unsubscribed)
+      note "$event: $data"
+      case $data in *'"code":1012'* | *'"code":4029'*) return 0 ;; esac
+      return 1
+      ;;
+    *) note "$event: $data" ;;
+  esac
+  return 0
+}
+
+# publish PATH JSON: prints the acknowledgement {"endpoint","epoch","partition","seq"}.
+publish() {
+  need_path "${1:-}"
+  [ $# -ge 2 ] || die "usage: publish PATH PAYLOAD"
+  need_token
+  pub_path=$1
+  payload=$2
+  ctype=$(content_type_of "$pub_path")
+  attempt=0
+  while :; do
+    out=$(auth_config | curl -sS -K - -X POST -H "Content-Type: $ctype" --data-raw "$payload" -w '\n%{http_code}' "$GATEWAY_URL/pub$pub_path")
+    rc=$?
+    code=${out##*"
+"}
+    body=${out%"
+"*}
+    if [ "$rc" -eq 0 ] && [ "$code" = 200 ]; then
+      printf '%s\n' "$body"
+      return 0
+    fi
+    # Retry only when nothing can have been written: no connection, or a node still starting (503).
+    if { [ "$rc" -eq 6 ] || [ "$rc" -eq 7 ] || [ "$code" = 503 ]; } && [ "$attempt" -lt 5 ]; then
+      attempt=$((attempt + 1))
+      note "publish $pub_path: gateway unavailable, retrying (attempt $attempt)"
+      backoff "$attempt"
+      continue
+    fi
+    [ "$rc" -ne 0 ] && die "publish $pub_path: curl failed (exit $rc)"
+    die "publish $pub_path: HTTP $code $body"
+  done
+}
+
+usage() {
+  cat <<'USAGE'
+Usage: sh client.sh COMMAND [ARGS]
+
+  subscribe PATH             print messages of an endpoint as JSON lines (until killed)
+  publish PATH JSON          publish one message, print the acknowledgement
+@@USAGE@@
+
+Environment: SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional)
+USAGE
+}
+
+command -v curl >/dev/null 2>&1 || die "curl is required"
+cmd=${1:-help}
+[ $# -gt 0 ] && shift
+case $cmd in
+  subscribe) subscribe "$@" ;;
+  publish) publish "$@" ;;
+@@COMMANDS@@
+  help | -h | --help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac
