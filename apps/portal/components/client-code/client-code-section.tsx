@@ -2,9 +2,10 @@
 // snippet per language for one endpoint, and the whole generated client per
 // language as a zip. Snippets come from the same AsyncAPI document the docs and
 // the downloads use, so what is shown is what is downloaded.
-import { languages, snippet } from "@sluice/codegen";
+import type { LanguageId } from "@sluice/codegen";
 
 import type { Actor } from "@/lib/auth/actor";
+import { loadCodegen } from "@/lib/codegen";
 import { getDb } from "@/lib/db";
 import { getApiDocument } from "@/lib/domain/asyncapi/get-api-document";
 
@@ -12,12 +13,13 @@ import { SnippetTabs, type LanguageSnippet } from "./snippet-tabs";
 
 export async function ClientCodeSection({ actor, apiId, channel }: { actor: Actor; apiId: string; channel?: string }) {
   const { document } = await getApiDocument({ db: getDb(), actor, apiId });
+  const { languages, snippet } = await loadCodegen();
   // On the API's page the snippet shows the first endpoint; each endpoint's page shows its own.
   const address = channel ?? Object.values(document.channels)[0]?.address;
   const snippets: LanguageSnippet[] = languages.map((language) => ({
     id: language.id,
     label: language.label,
-    code: address ? snippetOrNull(document, language.id, address) : null,
+    code: address ? snippetOrNull(() => snippet(document, language.id, address), language.id, address) : null,
     downloadHref: `/apis/${apiId}/clients/${language.id}.zip`,
   }));
 
@@ -41,9 +43,9 @@ export async function ClientCodeSection({ actor, apiId, channel }: { actor: Acto
   );
 }
 
-function snippetOrNull(document: object, language: (typeof languages)[number]["id"], address: string): string | null {
+function snippetOrNull(make: () => string, language: LanguageId, address: string): string | null {
   try {
-    return snippet(document, language, address);
+    return make() || null;
   } catch (err) {
     console.error(`client code: no ${language} snippet for ${address}`, err);
     return null;

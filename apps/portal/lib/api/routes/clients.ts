@@ -3,7 +3,8 @@
 // attachment, so the portal links to it and API clients save the body.
 import { z } from "zod";
 
-import { clientLanguageIds, clientZipResponse, downloadClient } from "../../domain/clients/download-client";
+import { CLIENT_LANGUAGES } from "../../codegen";
+import { clientZipResponse, downloadClient } from "../../domain/clients/download-client";
 import { defineRoute } from "../route";
 
 export const clientRoutes = [
@@ -18,7 +19,7 @@ export const clientRoutes = [
     auth: "viewer",
     params: z.object({
       apiId: z.uuid("must be a UUID"),
-      language: z.enum(clientLanguageIds, `must be one of ${clientLanguageIds.join(", ")}`),
+      language: z.enum(CLIENT_LANGUAGES, `must be one of ${CLIENT_LANGUAGES.join(", ")}`),
     }),
     response: z.string().meta({ contentMediaType: "application/zip", description: "A zip archive" }),
     responseContentType: "application/zip",

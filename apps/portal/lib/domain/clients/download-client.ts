@@ -1,27 +1,15 @@
-import { generateClient, languages, type LanguageId } from "@sluice/codegen";
+import type { LanguageId } from "@sluice/codegen";
 
 import type { Actor } from "../../auth/actor";
+import { loadCodegen } from "../../codegen";
 import type { DbOrTx } from "../../db";
 import { getApiDocument } from "../asyncapi/get-api-document";
 import { zipClient } from "./zip-client";
-
-export const clientLanguageIds = languages.map((l) => l.id) as [LanguageId, ...LanguageId[]];
-
-export const isClientLanguage = (value: string): value is LanguageId => (clientLanguageIds as string[]).includes(value);
 
 /** `market-data-1.2.0-python`: the zip's name and its top-level folder. */
 export function clientFolderName(api: { name: string; version: string }, language: LanguageId): string {
   const slug = api.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api";
   return `${slug}-${api.version.replace(/[^A-Za-z0-9._-]/g, "-")}-${language}`;
-}
-
-// The generator is CPU-heavy and writes its transpiled template to disk: one run
-// at a time per process keeps a burst of downloads from starving the portal.
-let queue: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  const run = queue.then(work, work);
-  queue = run.catch(() => undefined);
-  return run;
 }
 
 /**
@@ -30,7 +18,9 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
  */
 export async function downloadClient(options: { db: DbOrTx; actor: Actor; apiId: string; language: LanguageId }) {
   const { api, document } = await getApiDocument({ db: options.db, actor: options.actor, apiId: options.apiId });
-  const files = await oneAtATime(() => generateClient(document, options.language));
+  // @sluice/codegen runs one generation at a time per process (the generator keeps global state).
+  const { generateClient } = await loadCodegen();
+  const files = await generateClient(document, options.language);
   const folder = clientFolderName(api, options.language);
   return { fileName: `${folder}.zip`, bytes: zipClient(files, { folder, modified: api.updatedAt }) };
 }

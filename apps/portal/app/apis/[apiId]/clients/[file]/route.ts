@@ -6,7 +6,8 @@ import { z } from "zod";
 import { problemFromError, problemResponse } from "@/lib/api/problem";
 import { currentActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
-import { clientZipResponse, downloadClient, isClientLanguage } from "@/lib/domain/clients/download-client";
+import { isClientLanguage } from "@/lib/codegen";
+import { clientZipResponse, downloadClient } from "@/lib/domain/clients/download-client";
 
 export const dynamic = "force-dynamic";
 
