@@ -155,8 +155,15 @@ function requirePrograms(language: LanguageInfo, commands: string[][], root: str
 }
 
 for (const language of languages.filter((l) => l.kind === "cli")) {
-  test(`${language.label}: the downloaded client builds, receives a Kafka record and publishes one`, { timeout: 8 * 60_000 }, async () => {
+  test(`${language.label}: the downloaded client builds, receives a Kafka record and publishes one`, { timeout: 8 * 60_000 }, async (t) => {
+    // Phase durations go to the report (diagnostics), never into assertions.
+    let phaseStart = Date.now();
+    const phase = (name: string) => {
+      t.diagnostic(`${name}: ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);
+      phaseStart = Date.now();
+    };
     const root = await downloadClient(language.id);
+    phase("download");
     const env = clientEnv({ SLUICE_TOKEN: fixture.token, SLUICE_GATEWAY_URL: gatewayUrl });
     const subPath = `/${fixture.topic}/sub-${language.id}`;
     const pubPath = `/${fixture.topic}/pub-${language.id}`;
@@ -167,11 +174,13 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
     requirePrograms(language, [...language.build, language.subscribe(subPath), language.publish(pubPath, "{}")].filter(byName), root);
     for (const argv of language.build) await runToCompletion(argv, { cwd: root, env, timeoutMs: 5 * 60_000 });
     requirePrograms(language, [language.subscribe(subPath), language.publish(pubPath, "{}")], root);
+    phase("build");
 
     // Subscribe, wait until the gateway confirmed it, then produce to Kafka.
     const subscriber = new RunningProcess(language.subscribe(subPath), { cwd: root, env });
     try {
       await subscriber.nextLine("the subscribed line", (l) => parseJson(l)?.subscribed === subPath, 60_000);
+      phase("subscribed");
       const data = { price: 42.5, symbol: `sub-${language.id}` };
       await producer.send({ topic: fixture.topic, messages: [{ key: `sub-${language.id}`, value: JSON.stringify(data) }] });
       const line = await subscriber.nextLine("the produced record", (l) => parseJson(l)?.endpoint === subPath, 30_000);
@@ -181,6 +190,7 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
       assert.equal(typeof message.partition, "number", line);
       assert.equal(typeof message.seq, "number", line);
       assert.equal(typeof message.epoch, "string", line);
+      phase("received");
     } finally {
       await subscriber.stop();
     }
@@ -195,6 +205,7 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
     assert.equal(record.key?.toString(), `pub-${language.id}`);
     assert.deepEqual(JSON.parse(record.value!.toString()), published);
     assert.equal(record.headers?.["sluice-app"]?.toString(), fixture.appId);
+    phase("published and read back");
   });
 }
 
