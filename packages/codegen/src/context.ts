@@ -28,9 +28,15 @@ export interface TemplateContext {
    * has no value or a value is unused, so a template cannot ship a half-filled file.
    */
   fill(text: string, values: Record<string, string>): string;
+  /**
+   * Language-specific data the driver prepares before the run (src/prepare/):
+   * typescript gets `messageTypes` (string) and `sdkFiles` ({path: contents} of
+   * the vendored SDK); javascript gets `sdkBundle` (the browser IIFE) and `sdkVersion`. Others: {}.
+   */
+  extras: Record<string, unknown>;
 }
 
-export function templateContext(language: LanguageId, model: ApiModel, templateDir: string): TemplateContext {
+export function templateContext(language: LanguageId, model: ApiModel, templateDir: string, extras: Record<string, unknown> = {}): TemplateContext {
   return {
     language,
     model,
@@ -41,6 +47,7 @@ export function templateContext(language: LanguageId, model: ApiModel, templateD
     templateDir,
     readTemplateFile: (relativePath) => readFileSync(join(templateDir, relativePath), "utf8"),
     fill,
+    extras,
   };
 }
 

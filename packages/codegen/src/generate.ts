@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { templateContext } from "./context.js";
 import { type LanguageId, languageInfo } from "./languages.js";
 import { buildModel } from "./model.js";
+import { prepare } from "./prepare/index.js";
 
 export interface GeneratedFile {
   /** Relative to the client's root, `/`-separated. */
@@ -46,7 +47,7 @@ async function generateNow(document: string | object, language: LanguageId): Pro
     const generator = new Generator(templateDir, out, {
       forceWrite: true,
       compile: !transpiled.has(language),
-      templateParams: { sluice: templateContext(language, model, templateDir) },
+      templateParams: { sluice: templateContext(language, model, templateDir, await prepare(language, model)) },
     });
     await generator.generate(source);
     transpiled.add(language);

@@ -4,10 +4,12 @@
 // output is checked with it (sh -n, tsc).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { Script } from "node:vm";
 
 import { generateClient, languageInfo, type GeneratedFile } from "../src/index.js";
 
@@ -27,11 +29,13 @@ function writeTree(name: string, files: GeneratedFile[]): string {
   return root;
 }
 
-/** Every file starts with the header (after a shebang); JSON files carry it in a "//" key. */
+const workspace = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** Every file starts with the header (after a shebang); package.json files carry it in a "//" key. */
 function assertHeaders(files: GeneratedFile[]) {
   for (const f of files) {
-    if (f.path.endsWith(".json")) {
-      assert.equal(JSON.parse(f.contents)["//"], HEADER, `${f.path}: "//" key`);
+    if (f.path.endsWith("package.json")) {
+      assert.ok(String(JSON.parse(f.contents)["//"]).startsWith(HEADER), `${f.path}: "//" key`);
       continue;
     }
     const lines = f.contents.split("\n");
@@ -85,5 +89,98 @@ describe("curl", () => {
     assert.match(noToken.stderr, /SLUICE_TOKEN is not set/);
     const help = execFileSync("sh", ["client.sh", "help"], { cwd: root, encoding: "utf8" });
     assert.match(help, /subscribe-prices-symbol SYMBOL/);
+  });
+});
+
+describe("typescript", () => {
+  test("client, CLI, message types from the schemas, vendored SDK; tsc accepts it against the workspace SDK", async () => {
+    const files = await generateClient(documentText, "typescript");
+    const paths = files.map((f) => f.path);
+    for (const p of [".gitignore", "README.md", "package.json", "tsconfig.json", "src/cli.ts", "src/client.ts", "src/types.ts", "vendor/sluice-sdk/package.json", "vendor/sluice-sdk/dist/index.js", "vendor/sluice-sdk/dist/index.d.ts"]) {
+      assert.ok(paths.includes(p), `${p} generated (got ${paths.join(", ")})`);
+    }
+    assert.ok(!paths.some((p) => p.endsWith(".map")), "no source maps vendored");
+    assertHeaders(files);
+    assertNoToken(files);
+    const text = (p: string) => files.find((f) => f.path === p)!.contents;
+
+    const pkg = JSON.parse(text("package.json"));
+    assert.equal(pkg.dependencies["@sluice/sdk"], "file:vendor/sluice-sdk");
+    assert.equal(JSON.parse(text("vendor/sluice-sdk/package.json")).name, "@sluice/sdk");
+
+    // Types: the schema's interface (with the $defs enum), `unknown` for the schema-less endpoint.
+    assert.match(text("src/types.ts"), /export interface PricesSymbolMessage \{[^}]*symbol: string;[^}]*price: number;[^}]*currency: PricesSymbolCurrency;/s);
+    assert.match(text("src/types.ts"), /export type PricesSymbolCurrency = "USD" \| "EUR" \| "GBP";/);
+    assert.match(text("src/types.ts"), /export type OrdersEuMessage = unknown;/);
+    // Methods follow the allowed operations: /orders/eu is subscribe-only.
+    const client = text("src/client.ts");
+    assert.match(client, /subscribePricesSymbol\(symbol: string, handler\?: MessageHandler<PricesSymbolMessage>/);
+    assert.match(client, /publishPricesSymbol\(symbol: string, data: PricesSymbolMessage\)/);
+    assert.match(client, /subscribeOrdersEu\(handler\?/);
+    assert.doesNotMatch(client, /publishOrdersEu/);
+    assert.match(client, /DEFAULT_GATEWAY_URL = "http:\/\/127\.0\.0\.1:8080"/);
+
+    // tsc (the workspace's) against the vendored SDK and the workspace's ws / @types.
+    const root = writeTree("typescript", files);
+    const modules = join(root, "node_modules");
+    mkdirSync(join(modules, "@sluice"), { recursive: true });
+    mkdirSync(join(modules, "@types"), { recursive: true });
+    symlinkSync(join(root, "vendor", "sluice-sdk"), join(modules, "@sluice", "sdk"));
+    const sdkModules = join(workspace, "packages", "sdk-ts", "node_modules");
+    symlinkSync(realpathSync(join(sdkModules, "ws")), join(modules, "ws"));
+    symlinkSync(realpathSync(join(sdkModules, "@types", "ws")), join(modules, "@types", "ws"));
+    symlinkSync(realpathSync(join(workspace, "node_modules", "@types", "node")), join(modules, "@types", "node"));
+    const tsc = join(workspace, "node_modules", "typescript", "bin", "tsc");
+    try {
+      execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: root, stdio: "pipe" });
+    } catch (err) {
+      assert.fail(`tsc failed:\n${String((err as { stdout: Buffer }).stdout)}`);
+    }
+    // The built CLI runs and refuses to start without a token.
+    const help = execFileSync(process.execPath, ["dist/cli.js", "help"], { cwd: root, encoding: "utf8" });
+    assert.match(help, /publish-prices-symbol SYMBOL JSON/);
+    const [cmd, ...args] = languageInfo("typescript").subscribe("/prices/AAPL");
+    try {
+      execFileSync(cmd!, args, { cwd: root, env: { PATH: process.env.PATH! }, stdio: "pipe" });
+      assert.fail("subscribe without SLUICE_TOKEN must fail");
+    } catch (err) {
+      const e = err as { status: number; stderr: Buffer };
+      assert.notEqual(e.status, 0);
+      assert.match(String(e.stderr), /SLUICE_TOKEN is not set/);
+    }
+  });
+});
+
+describe("javascript (browser)", () => {
+  test("one self-contained HTML page: SDK inlined, forms per channel, token field empty", async () => {
+    const files = await generateClient(documentText, "javascript");
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["README.md", "client.html"],
+    );
+    assertHeaders(files);
+    assertNoToken(files);
+    const page = files.find((f) => f.path === "client.html")!.contents;
+    // Self-contained: nothing loaded from elsewhere.
+    assert.doesNotMatch(page, /<script[^>]*\ssrc=/i);
+    assert.doesNotMatch(page, /<link[^>]*\shref=/i);
+    assert.match(page, /<input id="gateway" value="http:\/\/127\.0\.0\.1:8080"/);
+    assert.match(page, /<input id="token" type="password"[^>]*>/);
+    assert.doesNotMatch(page.match(/<input id="token"[^>]*>/)![0], /value=/);
+    // One form per channel, with the operations it allows.
+    const form = (address: string) => page.match(new RegExp(`<fieldset data-address="${address.replace(/[{}/]/g, "\\$&")}"[\\s\\S]*?</fieldset>`))![0];
+    assert.match(form("/prices/{symbol}"), /data-param="symbol" value="AAPL"/);
+    assert.match(form("/prices/{symbol}"), /data-action="publish"/);
+    assert.match(form("/orders/eu"), /data-action="subscribe"/);
+    assert.doesNotMatch(form("/orders/eu"), /data-action="publish"/);
+    // Every inline script is valid JavaScript, and the SDK bundle defines the global the page uses.
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    assert.equal(scripts.length, 2);
+    for (const code of scripts) new Script(code);
+    const sandbox: Record<string, unknown> = { TextEncoder, TextDecoder };
+    new Script(scripts[0]!).runInNewContext(sandbox);
+    assert.equal(typeof (sandbox.Sluice as { connect?: unknown }).connect, "function");
+    const api = JSON.parse(page.match(/<script type="application\/json" id="sluice-api">([\s\S]*?)<\/script>/)![1]!);
+    assert.equal(api.gatewayUrl, "http://127.0.0.1:8080");
   });
 });

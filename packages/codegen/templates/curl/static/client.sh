@@ -95,12 +95,19 @@ subscribe() {
   trap 'cleanup; trap - EXIT; exit 130' INT
   trap 'cleanup; trap - EXIT; exit 143' TERM
   last_id=
-  subscribed=
+  subscribed= # when the gateway first accepted the subscription (epoch seconds)
   attempt=0
   while :; do
     set -- -sS -N -i -K - -H 'Accept: text/event-stream'
-    [ -n "$last_id" ] && set -- "$@" -H "Last-Event-ID: $last_id"
-    auth_config | curl "$@" "$GATEWAY_URL/sse$sub_path" >"$fifo" &
+    query=
+    if [ -n "$last_id" ]; then
+      set -- "$@" -H "Last-Event-ID: $last_id"
+    elif [ -n "$subscribed" ]; then
+      # Nothing received yet: continue from when the first subscription started
+      # (whole seconds, so at worst a message from just before it shows up).
+      query="?from=${subscribed}000"
+    fi
+    auth_config | curl "$@" "$GATEWAY_URL/sse$sub_path$query" >"$fifo" &
     curl_pid=$!
     read_stream <"$fifo"
     rc=$?
@@ -132,7 +139,7 @@ read_stream() {
     case $code in 5* | 429) return 1 ;; *) return 2 ;; esac
   fi
   if [ -z "$subscribed" ]; then
-    subscribed=1
+    subscribed=$(($(date +%s) - 1))
     printf '{"subscribed":%s}\n' "$(json_string "$sub_path")"
   else
     note "resubscribed to $sub_path${last_id:+, resuming after $last_id}"
