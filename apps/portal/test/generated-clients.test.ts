@@ -4,13 +4,15 @@
 // line, and publish one that is read back from Kafka with its key, value and the
 // `sluice-app` header. A missing toolchain fails the test with what to install.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
 
 import { languages, type LanguageId, type LanguageInfo } from "@sluice/codegen";
 import { Kafka, logLevel, type KafkaMessage } from "kafkajs";
+import { chromium } from "playwright-core";
 import WebSocket from "ws";
 
 import { createTopic } from "./catalog-helpers";
@@ -206,6 +208,74 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
     assert.deepEqual(JSON.parse(record.value!.toString()), published);
     assert.equal(record.headers?.["sluice-app"]?.toString(), fixture.appId);
     phase("published and read back");
+  });
+}
+
+// The browser client is one HTML file: opened from file:// in Chromium (as a user
+// would after unzipping), driven through its form like a person would.
+const chromiumPath = process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium";
+for (const language of languages.filter((l) => l.kind === "browser")) {
+  test(`${language.label}: the downloaded page, opened from disk in Chromium, receives a Kafka record and publishes one`, { timeout: 3 * 60_000 }, async () => {
+    const root = await downloadClient(language.id);
+    const pages = readdirSync(root).filter((f) => f.endsWith(".html"));
+    assert.equal(pages.length, 1, `one HTML page in the ${language.label} client, got ${pages.join(", ")}`);
+    assert.ok(existsSync(chromiumPath), `Chromium is needed at ${chromiumPath}: apt-get install chromium (or set SLUICE_CHROMIUM)`);
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    try {
+      const page = await browser.newPage();
+      const external: string[] = [];
+      page.on("request", (r) => {
+        if (!r.url().startsWith("file:") && !r.url().startsWith(gatewayUrl.replace(/^http/, "ws")) && !r.url().startsWith(gatewayUrl)) external.push(r.url());
+      });
+      await page.goto(pathToFileURL(path.join(root, pages[0]!)).href);
+      const outputLines = async () => ((await page.locator("#output").textContent()) ?? "").split("\n").filter(Boolean);
+      const waitForLine = async (what: string, match: (line: Record<string, unknown>) => boolean) =>
+        eventually(
+          what,
+          async () => {
+            const line = (await outputLines()).find((l) => {
+              const json = parseJson(l);
+              return json !== undefined && match(json);
+            });
+            if (!line) throw new Error(`not in the output yet; output: ${(await outputLines()).join(" | ")}; errors: ${await page.locator("#errors").textContent()}`);
+            return JSON.parse(line) as Record<string, unknown>;
+          },
+          30_000,
+        );
+
+      // The token is typed in, never part of the file.
+      assert.equal(await page.locator("#token").inputValue(), "");
+      await page.locator("#gateway").fill(gatewayUrl);
+      await page.locator("#token").fill(fixture.token);
+      await page.locator("#connect").click();
+
+      const subPath = `/${fixture.topic}/sub-${language.id}`;
+      await page.locator("#path").fill(subPath);
+      await page.locator("#subscribe").click();
+      await waitForLine("the subscribed line", (l) => l.subscribed === subPath);
+      const data = { price: 7.25, symbol: `sub-${language.id}` };
+      await producer.send({ topic: fixture.topic, messages: [{ key: `sub-${language.id}`, value: JSON.stringify(data) }] });
+      const message = await waitForLine("the produced record", (l) => l.endpoint === subPath && "data" in l);
+      assert.deepEqual(message.data, data);
+      assert.equal(message.key, `sub-${language.id}`);
+
+      const pubPath = `/${fixture.topic}/pub-${language.id}`;
+      const published = { price: 99, symbol: `pub-${language.id}` };
+      await page.locator("#path").fill(pubPath);
+      await page.locator("#payload").fill(JSON.stringify(published));
+      await page.locator("#publish").click();
+      const ack = await waitForLine("the publish acknowledgement", (l) => l.endpoint === pubPath && typeof l.seq === "number");
+      const record = await recordAt(ack.partition as number, ack.seq as number);
+      assert.equal(record.key?.toString(), `pub-${language.id}`);
+      assert.deepEqual(JSON.parse(record.value!.toString()), published);
+      assert.equal(record.headers?.["sluice-app"]?.toString(), fixture.appId);
+      assert.deepEqual(external, [], "the page loads nothing but itself and talks only to the gateway");
+    } finally {
+      await browser.close();
+    }
   });
 }
 
