@@ -3,7 +3,7 @@
 # curl client for @@TITLE@@: subscribe over Server-Sent Events (resumes after a
 # reconnect with Last-Event-ID), publish over HTTP. Needs only sh and curl.
 #
-#   export SLUICE_TOKEN=<app token>        # required, never stored in this file
+#   export SLUICE_TOKEN='<your app token>'        # required, never stored in this file
 #   export SLUICE_GATEWAY_URL=<url>        # optional, default @@GATEWAY_URL@@
 #   sh client.sh help
 #

@@ -12,7 +12,7 @@ export default function Readme({ params }) {
     "## Run",
     "",
     "```sh",
-    "export SLUICE_TOKEN=<app token>   # Sluice portal → Apps → your app → Tokens; never stored in the script",
+    "export SLUICE_TOKEN='<your app token>'   # Sluice portal → Apps → your app → Tokens; never stored in the script",
     `export SLUICE_GATEWAY_URL=${model.gatewayUrl}   # optional: this is the default`,
     "sh client.sh help",
     "```",

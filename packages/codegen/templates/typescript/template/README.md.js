@@ -30,7 +30,7 @@ export default function Readme({ params }) {
     "## Command line",
     "",
     "```sh",
-    "export SLUICE_TOKEN=<app token>   # Sluice portal → Apps → your app → Tokens; never stored in the code",
+    "export SLUICE_TOKEN='<your app token>'   # Sluice portal → Apps → your app → Tokens; never stored in the code",
     `export SLUICE_GATEWAY_URL=${model.gatewayUrl}   # optional: this is the default`,
     "node dist/cli.js help",
   ];
