@@ -52,27 +52,35 @@ export const languages: readonly LanguageInfo[] = [
     label: "Python",
     kind: "cli",
     highlight: "python",
-    build: [],
-    subscribe: (path) => ["python3", "client.py", "subscribe", path],
-    publish: (path, json) => ["python3", "client.py", "publish", path, json],
+    // Python 3.11+ (websockets 17.4 needs it); a virtual environment keeps the
+    // pinned websockets out of the system's packages.
+    build: [
+      ["python3", "-m", "venv", ".venv"],
+      [".venv/bin/pip", "install", "--quiet", "--disable-pip-version-check", "-r", "requirements.txt"],
+    ],
+    subscribe: (path) => [".venv/bin/python", "main.py", "subscribe", path],
+    publish: (path, json) => [".venv/bin/python", "main.py", "publish", path, json],
   },
   {
     id: "go",
     label: "Go",
     kind: "cli",
     highlight: "go",
-    build: [],
-    subscribe: (path) => ["./client", "subscribe", path],
-    publish: (path, json) => ["./client", "publish", path, json],
+    // go.mod + go.sum are generated (gorilla/websocket v1.5.3): the build needs
+    // only the Go module proxy (or a warm module cache).
+    build: [["go", "build", "-o", "sluice-client", "."]],
+    subscribe: (path) => ["./sluice-client", "subscribe", path],
+    publish: (path, json) => ["./sluice-client", "publish", path, json],
   },
   {
     id: "java",
     label: "Java",
     kind: "cli",
     highlight: "java",
-    build: [],
-    subscribe: (path) => ["java", "-cp", "out", "Client", "subscribe", path],
-    publish: (path, json) => ["java", "-cp", "out", "Client", "publish", path, json],
+    // JDK 17, no dependencies: javac finds the other classes through -sourcepath.
+    build: [["javac", "-encoding", "UTF-8", "-d", "build", "-sourcepath", "src", "src/sluice/Main.java"]],
+    subscribe: (path) => ["java", "-cp", "build", "sluice.Main", "subscribe", path],
+    publish: (path, json) => ["java", "-cp", "build", "sluice.Main", "publish", path, json],
   },
   {
     id: "curl",

@@ -93,7 +93,7 @@ export default function Api({ params }) {
         "",
         `async def ${fn}(${sig}on_message: ${handlerType}, *,`,
         `        from_: From = "latest", on_gap: Optional[GapHandler] = None) -> Subscription:`,
-        `    ${pyDoc(`Subscribes to ${c.address}: ${oneLine(c.description)}${argDoc}\n\n    on_message gets every message once, in order, across reconnects. from_: "latest" (default), "earliest", {"time": ms} or a Position to resume after. Raises SluiceError when the gateway refuses.\n    `)}`,
+        `    ${pyDoc(`Subscribes to ${c.address}${c.description ? `: ${oneLine(c.description)}` : "."}${argDoc}\n\n    on_message gets every message once, in order, across reconnects. from_: "latest" (default), "earliest", {"time": ms} or a Position to resume after. Raises SluiceError when the gateway refuses.\n    `)}`,
         `    return await client.subscribe(${pathExpr}, on_message, from_=from_, on_gap=on_gap)`,
         "",
       );
@@ -110,7 +110,9 @@ export default function Api({ params }) {
         `    return await client.publish(${pathExpr}, data)`,
         "",
       );
-      fns.publish = param ? fn : `lambda client, _key, data: ${fn}(client, data)`;
+      // The command line passes parsed JSON through; a bytes endpoint sends a JSON string's UTF-8 bytes.
+      const value = c.payloadFormat === "bytes" ? "(data.encode() if isinstance(data, str) else data)" : "data";
+      fns.publish = param && value === "data" ? fn : `lambda client, key, data: ${fn}(client, ${param ? "key, " : ""}${value})`;
     }
     table.push(`    Channel(${JSON.stringify(c.address)}, ${JSON.stringify(c.topic)}, ${c.key === undefined ? "None" : JSON.stringify(c.key)}, ${fns.subscribe}, ${fns.publish}),`);
   }

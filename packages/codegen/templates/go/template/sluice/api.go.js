@@ -109,7 +109,7 @@ export default function Api({ params }) {
     if (c.subscribe) {
       const fn = `Subscribe${c.names.pascal}`;
       out.push(
-        `// ${fn} subscribes to ${c.address}: ${oneLine(c.description)}${argDoc}`,
+        `// ${fn} subscribes to ${c.address}${c.description ? `: ${oneLine(c.description)}` : "."}${argDoc}`,
         "// The handler gets every message once, in order, across reconnects, with the payload decoded.",
         `func ${fn}(ctx context.Context, c *Client${argSig}, handler func(TypedMessage[${name}]), opts SubscribeOptions) (*Subscription, error) {`,
         `\treturn c.Subscribe(ctx, ${pathExpr}, Typed(handler), opts)`,

@@ -134,7 +134,7 @@ export default function Api({ params }) {
       const fn = `subscribe${c.names.pascal}`;
       out.push(
         "    /**",
-        `     * Subscribes to {@code ${doc(c.address)}}: ${doc(c.description)}`,
+        `     * Subscribes to {@code ${doc(c.address)}}${c.description ? `: ${doc(c.description)}` : "."}`,
         "     * The handler gets every message once, in order, across reconnects, with its payload decoded",
         "     * (null when a record does not fit the payload type).",
         ...argDoc,
