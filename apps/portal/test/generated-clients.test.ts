@@ -192,6 +192,8 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
       assert.equal(typeof message.partition, "number", line);
       assert.equal(typeof message.seq, "number", line);
       assert.equal(typeof message.epoch, "string", line);
+      // The contract: stdout carries only JSON lines (status goes to stderr).
+      assert.deepEqual(subscriber.lines.filter((l) => parseJson(l) === undefined), [], "non-JSON lines on the subscriber's stdout");
       phase("received");
     } finally {
       await subscriber.stop();
@@ -199,11 +201,13 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
 
     // Publish through the gateway; the ack's position is where Kafka has the record.
     const publisher = await runToCompletion(language.publish(pubPath, JSON.stringify(published)), { cwd: root, env, timeoutMs: 60_000 });
-    const ackLine = publisher.lines.findLast((l) => parseJson(l) !== undefined);
-    assert.ok(ackLine, `no JSON ack on stdout: ${publisher.describe()}`);
-    const ack = JSON.parse(ackLine);
+    assert.equal(publisher.lines.length, 1, `publish prints exactly one line, the ack: ${publisher.describe()}`);
+    const ackLine = publisher.lines[0]!;
+    const ack = parseJson(ackLine);
+    assert.ok(ack, `the ack is not JSON: ${ackLine}`);
     assert.equal(ack.endpoint, pubPath, ackLine);
-    const record = await recordAt(ack.partition, ack.seq);
+    assert.ok(typeof ack.partition === "number" && typeof ack.seq === "number", ackLine);
+    const record = await recordAt(ack.partition as number, ack.seq as number);
     assert.equal(record.key?.toString(), `pub-${language.id}`);
     assert.deepEqual(JSON.parse(record.value!.toString()), published);
     assert.equal(record.headers?.["sluice-app"]?.toString(), fixture.appId);
