@@ -14,7 +14,9 @@ const nextConfig: NextConfig = {
   // @sluice/db ships TypeScript sources (its exports point at src/*.ts).
   transpilePackages: ["@sluice/db"],
   // kafkajs and pg are Node libraries with optional native paths: load them at run time.
-  serverExternalPackages: ["kafkajs", "pg"],
+  // @sluice/codegen runs @asyncapi/generator, which reads its templates from disk
+  // and requires modules dynamically: bundling it would lose both.
+  serverExternalPackages: ["kafkajs", "pg", "@sluice/codegen", "@asyncapi/generator"],
   poweredByHeader: false,
   // forbidden() renders app/forbidden.tsx with a 403 for pages a role may not see.
   experimental: { authInterrupts: true },

@@ -9,6 +9,7 @@ import { Kafka, logLevel } from "kafkajs";
 import WebSocket from "ws";
 
 import { createTopic } from "./catalog-helpers";
+import { eventually } from "./eventually";
 import { seedUser } from "./helpers";
 
 const gatewayUrl = process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080";
@@ -69,19 +70,6 @@ class GatewayClient {
   }
   close() {
     this.ws.close();
-  }
-}
-
-/** Retries `attempt` until it stops throwing: the catalog reaches the gateway asynchronously. */
-async function eventually<T>(what: string, attempt: () => Promise<T>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }
 }
 

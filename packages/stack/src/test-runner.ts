@@ -2,7 +2,7 @@
 // (no servers), then a fresh test-profile stack started with the real start command,
 // then the integration and end-to-end suites against it, then a check that stopping
 // the stack leaves no process behind. Ends with one line: "N passed, N failed".
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, loadConfig, type StackUrls } from "./config.ts";
@@ -126,6 +126,31 @@ export function processesUsing(dir: string): number[] {
   return found;
 }
 
+/**
+ * The toolchains the generated-clients test builds with (./sluice installs the
+ * missing ones). Checked up front, so a missing one is one clear line in the
+ * summary instead of a failure deep inside a build log.
+ */
+function checkClientToolchains(): void {
+  const probes: [string, string[], string][] = [
+    ["python3", ["-c", "import ensurepip, venv, sys; print(sys.version.split()[0])"], "Python 3 with venv (apt-get install python3-venv)"],
+    ["go", ["version"], "Go 1.26+"],
+    ["javac", ["-version"], "a JDK 17+ (apt-get install openjdk-17-jdk-headless)"],
+    ["java", ["-version"], "a JDK 17+ (apt-get install openjdk-17-jdk-headless)"],
+    ["curl", ["--version"], "curl (apt-get install curl)"],
+  ];
+  const missing: string[] = [];
+  const found: string[] = [];
+  for (const [program, args, what] of probes) {
+    // java -version writes to stderr.
+    const run = spawnSync(program, args, { encoding: "utf8", env: { ...process.env, GOTOOLCHAIN: "local" } });
+    if (run.status === 0) found.push(`${program}: ${(run.stdout || run.stderr).trim().split("\n")[0]}`);
+    else missing.push(`${program}: install ${what}`);
+  }
+  if (found.length) say(`── client toolchains: ${found.join("; ")}`);
+  record("client toolchains (python3 + venv, go, javac, curl)", missing.length === 0, missing.join("; "));
+}
+
 interface RunningStack {
   urls: StackUrls;
   stop: () => Promise<{ exitCode: number | null; leftovers: number[] }>;
@@ -203,6 +228,7 @@ export async function runAllTests(): Promise<number> {
       SLUICE_GATEWAY_PUBLIC_URL: stack.urls.gateway,
     };
     await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
+    checkClientToolchains();
     await runStep("integration tests (TypeScript)", bin("turbo"), ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"], { env, parse: nodeTestCounts });
     const goIntegration = goIntegrationPackages(gatewayDir);
     if (goIntegration.length > 0) {

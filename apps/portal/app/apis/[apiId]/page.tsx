@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 
+import { ClientCodeSection } from "@/components/client-code/client-code-section";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -180,6 +181,8 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
         )}
         <NextPageLink nextCursor={page.nextCursor} params={{ q: query.q, cursor: query.cursor }} basePath={`/apis/${api.id}`} />
       </section>
+
+      <ClientCodeSection actor={actor} apiId={api.id} />
     </>
   );
 }

@@ -288,6 +288,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/{apiId}/clients/{language}.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API's generated client in one language, as a zip
+         * @description Generated from the API's AsyncAPI document (the same as asyncapi.json): subscribe and publish functions per endpoint, reconnect and resume, a README with how to build and run it. Every file sits under one folder named after the API, its version and the language. The client reads its token from the SLUICE_TOKEN environment variable (the browser page asks for it); no token is ever embedded. Any signed-in user may download it.
+         */
+        get: operations["downloadApiClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -1542,6 +1562,38 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadApiClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+                language: "typescript" | "javascript" | "python" | "go" | "java" | "curl";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
                 };
             };
             /** @description An error (problem+json naming the bad field) */

@@ -6,6 +6,7 @@ import { apiRoutes } from "./apis";
 import { appRoutes } from "./apps";
 import { asyncApiRoutes } from "./asyncapi";
 import { auditRoutes } from "./audit";
+import { clientRoutes } from "./clients";
 import { consoleRoutes } from "./console";
 import { endpointRoutes } from "./endpoints";
 import { signingKeyRoutes } from "./signing-keys";
@@ -19,6 +20,7 @@ export const allRoutes: RouteDef[] = [
   ...consoleRoutes,
   ...topicRoutes,
   ...asyncApiRoutes,
+  ...clientRoutes,
   ...appRoutes,
   ...tokenRoutes,
   ...signingKeyRoutes,

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 
+import { ClientCodeSection } from "@/components/client-code/client-code-section";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
@@ -133,6 +134,8 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         mayPublish={canEdit}
         example={endpoint.examples[0]}
       />
+
+      <ClientCodeSection actor={actor} apiId={apiId} channel={endpoint.path} />
     </>
   );
 }
