@@ -73,6 +73,24 @@ func (q *outQueue) push(it item) (r pushResult) {
 	return r
 }
 
+// pushFinal appends a session's last frame (its closing notice) beyond the
+// bound and whatever the policy: it is one frame, after which nothing more is
+// queued. It reports whether a writer must be woken.
+func (q *outQueue) pushFinal(it item) (wake bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	q.items = append(q.items, it)
+	q.overflowed = true // nothing after the closing notice
+	if !q.writing {
+		q.writing = true
+		return true
+	}
+	return false
+}
+
 // dropBacklog replaces every queued message frame with one gap notice per
 // endpoint, keeping the other frames (acks, errors) in order, and returns how
 // many messages it dropped. Called with mu held.

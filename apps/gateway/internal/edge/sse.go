@@ -192,10 +192,20 @@ func (st *sseStream) Ended(s *hub.Subscription, code protocol.Code, reason strin
 }
 
 func (st *sseStream) terminate(code protocol.Code, reason string) {
-	st.out.mu.Lock()
-	st.out.overflowed = false // let the closing event in even after an overflow
-	st.out.mu.Unlock()
-	st.push(item{raw: sseEvent("closing", protocol.Closing{Type: "closing", Code: code, Reason: reason})})
+	st.mu.Lock()
+	ended := st.ended
+	st.mu.Unlock()
+	if ended {
+		return
+	}
+	// Not push: on a full queue under the disconnect policy push would call
+	// terminate again, without end.
+	if st.out.pushFinal(item{raw: sseEvent("closing", protocol.Closing{Type: "closing", Code: code, Reason: reason})}) {
+		select {
+		case st.wake <- struct{}{}:
+		default:
+		}
+	}
 	st.end()
 }
 

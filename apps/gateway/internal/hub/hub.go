@@ -158,15 +158,17 @@ func (h *Hub) Stats() *Stats { return &h.stats }
 func (h *Hub) Close() {
 	h.cancel()
 	h.topicsMu.Lock()
-	defer h.topicsMu.Unlock()
+	var stopping []*topicState
 	for name, t := range h.topics {
 		if t.timer != nil {
 			t.timer.Stop()
 		}
-		if t.stop != nil {
-			t.stop()
-		}
+		stopping = append(stopping, t)
 		delete(h.topics, name)
+	}
+	h.topicsMu.Unlock()
+	for _, t := range stopping {
+		t.stop()
 	}
 }
 
@@ -181,25 +183,28 @@ func (h *Hub) shardFor(topic string, key []byte) *shard {
 
 // acquireTopic returns the topic's state with its live consumer started, taking a
 // reference the caller must release.
+//
+// topicsMu is never held across a call that can block (asking Kafka for the
+// topic's metadata, stopping a consumer): every subscribe on every topic needs
+// it, and a waiter for a mutex does not see its context's deadline.
 func (h *Hub) acquireTopic(ctx context.Context, topic string) (*topicState, error) {
 	h.topicsMu.Lock()
 	t := h.topics[topic]
 	if t == nil {
+		h.topicsMu.Unlock()
 		meta, err := h.backend.Meta(ctx, topic)
 		if err != nil {
-			h.topicsMu.Unlock()
 			return nil, err
 		}
-		t = &topicState{name: topic, meta: meta, started: make(chan struct{}), next: make([]atomic.Int64, meta.Partitions)}
-		h.topics[topic] = t
-		t.stop = h.backend.Consume(topic, func(next map[int32]int64) {
-			for p, off := range next {
-				if int(p) < len(t.next) {
-					t.next[p].Store(off)
-				}
-			}
-			close(t.started)
-		}, func(r Record) { h.dispatch(t, r) })
+		h.topicsMu.Lock()
+		if h.ctx.Err() != nil {
+			h.topicsMu.Unlock()
+			return nil, ErrClosed
+		}
+		// Another subscriber may have started the topic meanwhile.
+		if t = h.topics[topic]; t == nil {
+			t = h.startTopic(topic, meta)
+		}
 	}
 	t.refs++
 	if t.timer != nil {
@@ -217,6 +222,22 @@ func (h *Hub) acquireTopic(ctx context.Context, topic string) (*topicState, erro
 	}
 }
 
+// startTopic registers the topic's state and starts its live consumer; called
+// with topicsMu held (Backend.Consume does not block).
+func (h *Hub) startTopic(topic string, meta TopicMeta) *topicState {
+	t := &topicState{name: topic, meta: meta, started: make(chan struct{}), next: make([]atomic.Int64, meta.Partitions)}
+	h.topics[topic] = t
+	t.stop = h.backend.Consume(topic, func(next map[int32]int64) {
+		for p, off := range next {
+			if int(p) < len(t.next) {
+				t.next[p].Store(off)
+			}
+		}
+		close(t.started)
+	}, func(r Record) { h.dispatch(t, r) })
+	return t
+}
+
 func (h *Hub) releaseTopic(t *topicState) {
 	h.topicsMu.Lock()
 	defer h.topicsMu.Unlock()
@@ -226,9 +247,15 @@ func (h *Hub) releaseTopic(t *topicState) {
 	}
 	t.timer = time.AfterFunc(h.cfg.Linger, func() {
 		h.topicsMu.Lock()
-		defer h.topicsMu.Unlock()
-		if t.refs == 0 && h.topics[t.name] == t {
+		unused := t.refs == 0 && h.topics[t.name] == t
+		if unused {
 			delete(h.topics, t.name)
+		}
+		h.topicsMu.Unlock()
+		// Stopping waits for the consumer goroutine and its Kafka client to
+		// finish: outside topicsMu (see acquireTopic). A subscriber arriving
+		// meanwhile starts a new consumer for the topic.
+		if unused {
 			t.stop()
 		}
 	})

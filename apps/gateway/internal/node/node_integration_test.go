@@ -43,7 +43,9 @@ type fixture struct {
 	finished chan error
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixture starts a node on its own catalog and topic; tune adjusts its
+// configuration.
+func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 	raw := os.Getenv("KAFKA_BROKERS")
 	if raw == "" {
 		t.Skip("KAFKA_BROKERS not set")
@@ -90,6 +92,9 @@ func newFixture(t *testing.T) *fixture {
 	cfg.KafkaBrokers = f.brokers
 	cfg.CatalogTopic = f.catalog
 	cfg.ShutdownGrace = 5 * time.Second
+	for _, fn := range tune {
+		fn(&cfg)
+	}
 	n, start, err := Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
