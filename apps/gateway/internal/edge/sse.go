@@ -67,6 +67,10 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // tell nginx-like proxies not to buffer
 	w.WriteHeader(http.StatusOK)
+	// A first comment confirms the subscription at once: curl and some proxies hold
+	// the headers back until body bytes arrive, which would otherwise be the first
+	// message or the keepalive 25 s later.
+	_, _ = w.Write([]byte(": subscribed " + p.String() + "\n\n"))
 	flusher.Flush()
 
 	keepalive := time.NewTicker(s.opt.PingInterval)

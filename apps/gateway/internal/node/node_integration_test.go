@@ -399,6 +399,11 @@ func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
 		t.Fatalf("sse: %v %v", err, res)
 	}
 	defer res.Body.Close()
+	lines := bufio.NewScanner(res.Body)
+	// The stream opens with a comment naming the subscription, before any message.
+	if !lines.Scan() || lines.Text() != ": subscribed /"+f.topic+"/K" {
+		t.Fatalf("first SSE line = %q, want the subscribed comment", lines.Text())
+	}
 
 	body := strings.NewReader(`{"price":42}`)
 	pub, _ := http.NewRequest("POST", f.base+"/pub/"+f.topic+"/K", body)
@@ -411,7 +416,6 @@ func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
 	}
 	pres.Body.Close()
 
-	lines := bufio.NewScanner(res.Body)
 	var id, data string
 	for lines.Scan() {
 		l := lines.Text()
