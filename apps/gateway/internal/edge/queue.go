@@ -40,6 +40,8 @@ type outQueue struct {
 	writing bool
 	// overflowed is set when PolicyDisconnect hit the bound; the owner closes.
 	overflowed bool
+	// finished is set once the closing frame is queued (pushFinal): one per session.
+	finished bool
 	spare      []item
 }
 
@@ -75,13 +77,15 @@ func (q *outQueue) push(it item) (r pushResult) {
 
 // pushFinal appends a session's last frame (its closing notice) beyond the
 // bound and whatever the policy: it is one frame, after which nothing more is
-// queued. It reports whether a writer must be woken.
+// queued, and only the first caller's frame is kept (two reasons to close may
+// race). It reports whether a writer must be woken.
 func (q *outQueue) pushFinal(it item) (wake bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
+	if q.closed || q.finished {
 		return false
 	}
+	q.finished = true
 	q.items = append(q.items, it)
 	q.overflowed = true // nothing after the closing notice
 	if !q.writing {

@@ -73,3 +73,16 @@ func TestDisconnectPolicyReportsSlowOnceAndStopsQueueing(t *testing.T) {
 		t.Fatalf("after overflow pushes are ignored, got %+v", r)
 	}
 }
+
+// Two causes to close racing past the session's own check still queue one
+// closing frame: the first.
+func TestPushFinalKeepsOnlyTheFirstClosingFrame(t *testing.T) {
+	q := outQueue{capacity: 1, policy: PolicyDisconnect}
+	q.push(item{raw: []byte("m")}) // starts the writer
+	q.pushFinal(item{raw: []byte("first")})
+	q.pushFinal(item{raw: []byte("second")})
+	got := q.take()
+	if len(got) != 2 || string(got[1].raw) != "first" {
+		t.Fatalf("queue = %d items, want the message then the first final frame", len(got))
+	}
+}
