@@ -60,6 +60,8 @@ type Server struct {
 	opt Options
 	log *slog.Logger
 
+	poller poller // reports readable WebSockets
+
 	mu       sync.Mutex
 	sessions map[session]struct{}
 	byJTI    map[string]map[session]struct{}
@@ -109,20 +111,29 @@ func New(opt Options) *Server {
 		sessions: map[session]struct{}{}, byJTI: map[string]map[session]struct{}{}, byApp: map[string]map[session]struct{}{},
 		ctx: ctx, cancel: cancel,
 	}
+	p, err := newPoller(opt.Logger)
+	if err != nil {
+		// Without it no WebSocket could be read: better not to start at all.
+		panic("edge: cannot create the socket poller: " + err.Error())
+	}
+	s.poller = p
 	go s.pingLoop()
 	return s
 }
 
-// pingLoop pings every WebSocket connection each PingInterval. One loop for the
-// node instead of a timer goroutine per connection keeps idle connections cheap.
+// pingLoop pings every WebSocket connection each PingInterval and drops those
+// silent for longer than IdleTimeout. One loop for the node instead of a timer
+// per connection keeps idle connections cheap.
 func (s *Server) pingLoop() {
 	t := time.NewTicker(s.opt.PingInterval)
 	defer t.Stop()
+	defer s.poller.close()
 	for {
+		var now time.Time
 		select {
 		case <-s.ctx.Done():
 			return
-		case <-t.C:
+		case now = <-t.C:
 		}
 		s.mu.Lock()
 		conns := make([]*wsConn, 0, len(s.sessions))
@@ -133,7 +144,7 @@ func (s *Server) pingLoop() {
 		}
 		s.mu.Unlock()
 		for _, c := range conns {
-			go c.ping()
+			c.ping(now)
 		}
 	}
 }

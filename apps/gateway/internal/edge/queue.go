@@ -2,6 +2,7 @@ package edge
 
 import (
 	"sync"
+	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
@@ -20,10 +21,23 @@ const (
 	PolicyDisconnect SlowPolicy = "disconnect"
 )
 
-// item is one queued outgoing frame: a shared message frame or encoded bytes.
+// item is one queued outgoing frame: a shared message frame or bytes ready for
+// the wire (a WebSocket frame, or a whole Server-Sent Event).
 type item struct {
 	frame *hub.Frame
 	raw   []byte
+	// final marks a session's last bytes (pushFinal); the connection closes
+	// grace after they are written.
+	final bool
+	grace time.Duration
+}
+
+// wire is what a WebSocket writes for the item.
+func (it *item) wire() []byte {
+	if it.frame != nil {
+		return it.frame.Wire()
+	}
+	return it.raw
 }
 
 // outQueue is a connection's bounded queue of outgoing frames. Producers (hub
@@ -34,7 +48,9 @@ type outQueue struct {
 	items    []item
 	capacity int
 	policy   SlowPolicy
-	closed   bool
+	// notice encodes a gap notice for the owner's transport (dropBacklog).
+	notice func(protocol.Gap) []byte
+	closed bool
 	// writing is true while a writer owns the queue; push wakes one only when
 	// none does, so frames are never written by two goroutines at once.
 	writing bool
@@ -42,7 +58,7 @@ type outQueue struct {
 	overflowed bool
 	// finished is set once the closing frame is queued (pushFinal): one per session.
 	finished bool
-	spare      []item
+	spare    []item
 }
 
 // pushResult says what the owner of a queue must do after a push.
@@ -78,21 +94,21 @@ func (q *outQueue) push(it item) (r pushResult) {
 // pushFinal appends a session's last frame (its closing notice) beyond the
 // bound and whatever the policy: it is one frame, after which nothing more is
 // queued, and only the first caller's frame is kept (two reasons to close may
-// race). It reports whether a writer must be woken.
-func (q *outQueue) pushFinal(it item) (wake bool) {
+// race). It reports whether it was queued and whether a writer must be woken.
+func (q *outQueue) pushFinal(it item) (queued, wake bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed || q.finished {
-		return false
+		return false, false
 	}
 	q.finished = true
 	q.items = append(q.items, it)
 	q.overflowed = true // nothing after the closing notice
 	if !q.writing {
 		q.writing = true
-		return true
+		return true, true
 	}
-	return false
+	return true, false
 }
 
 // dropBacklog replaces every queued message frame with one gap notice per
@@ -122,7 +138,7 @@ func (q *outQueue) dropBacklog() int {
 	}
 	for _, ep := range order {
 		sp := spans[ep]
-		kept = append(kept, item{raw: protocol.Encode(protocol.Gap{
+		kept = append(kept, item{raw: q.notice(protocol.Gap{
 			Type: "gap", Endpoint: ep, Epoch: sp.first.Epoch, Partition: sp.first.Partition,
 			FromSeq: sp.first.Seq, ToSeq: sp.last.Seq + 1, Reason: "slow_consumer",
 		})})

@@ -32,7 +32,7 @@ func TestOnlyTheFirstPushStartsAWriter(t *testing.T) {
 }
 
 func TestDropPolicyReplacesBacklogWithExactGaps(t *testing.T) {
-	q := outQueue{capacity: 4, policy: PolicyDrop}
+	q := outQueue{capacity: 4, policy: PolicyDrop, notice: func(g protocol.Gap) []byte { return protocol.Encode(g) }}
 	q.push(frame("/a/1", 10))
 	q.push(item{raw: []byte(`{"type":"pong"}`)})
 	q.push(frame("/b/2", 11))

@@ -43,7 +43,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	st := &sseStream{srv: s, tok: claims, out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy}, wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	st := &sseStream{srv: s, tok: claims, out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	sub, err := s.opt.Hub.Subscribe(ctx, p, string(ep.Format), from, st, nil)
 	cancel()
@@ -166,6 +166,10 @@ func appendEvent(dst []byte, it *item) []byte {
 	return append(dst, it.raw...) // already a whole event
 }
 
+func newSSEQueue(opt Options) outQueue {
+	return outQueue{capacity: opt.QueueSize, policy: opt.SlowPolicy, notice: func(g protocol.Gap) []byte { return sseEvent("gap", g) }}
+}
+
 func sseEvent(name string, frame any) []byte {
 	b := append([]byte("event: "+name+"\ndata: "), protocol.Encode(frame)...)
 	return append(b, "\n\n"...)
@@ -204,7 +208,8 @@ func (st *sseStream) terminate(code protocol.Code, reason string) {
 	}
 	// Not push: on a full queue under the disconnect policy push would call
 	// terminate again, without end.
-	if st.out.pushFinal(item{raw: sseEvent("closing", protocol.Closing{Type: "closing", Code: code, Reason: reason})}) {
+	closing := sseEvent("closing", protocol.Closing{Type: "closing", Code: code, Reason: reason})
+	if _, wake := st.out.pushFinal(item{raw: closing}); wake {
 		select {
 		case st.wake <- struct{}{}:
 		default:

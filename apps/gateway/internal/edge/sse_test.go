@@ -2,15 +2,16 @@ package edge
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 )
 
 func newTestSSEStream(t *testing.T, capacity int, policy SlowPolicy) *sseStream {
-	s := New(Options{Metrics: metrics.New(), SlowPolicy: policy})
+	s := New(Options{Metrics: metrics.New(), SlowPolicy: policy, QueueSize: capacity})
 	t.Cleanup(s.cancel)
-	return &sseStream{srv: s, out: outQueue{capacity: capacity, policy: s.opt.SlowPolicy}, wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	return &sseStream{srv: s, out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
 }
 
 // Under the disconnect policy an overflowing SSE queue ends the stream with one
@@ -55,5 +56,21 @@ func TestSSETerminateQueuesOneClosingEventLast(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].frame == nil || !bytes.Contains(got[1].raw, []byte(`"code":4009`)) {
 		t.Fatalf("queue = %d items, want the frame then one closing event (4009)", len(got))
+	}
+}
+
+// Under the drop policy the gap notice replacing a dropped backlog is a whole
+// "gap" event (it used to be bare JSON in the event stream).
+func TestSSEDroppedBacklogBecomesAGapEvent(t *testing.T) {
+	st := newTestSSEStream(t, 2, PolicyDrop)
+	for seq := int64(1); seq <= 3; seq++ {
+		st.push(frame("/a/1", seq))
+	}
+	batch := st.out.take()
+	if len(batch) != 2 || batch[1].frame == nil || batch[1].frame.Seq != 3 {
+		t.Fatalf("queue = %+v, want the gap then message 3", batch)
+	}
+	if ev := string(batch[0].raw); !strings.HasPrefix(ev, "event: gap\ndata: {") || !strings.HasSuffix(ev, "}\n\n") || !strings.Contains(ev, `"from_seq":1,"to_seq":3`) {
+		t.Fatalf("gap event = %q", ev)
 	}
 }

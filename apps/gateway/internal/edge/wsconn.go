@@ -3,46 +3,56 @@ package edge
 import (
 	"context"
 	"errors"
-	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"golang.org/x/sys/unix"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/wsframe"
 )
 
 // Subprotocol is the WebSocket subprotocol of PROTOCOL.md version 1.
 const Subprotocol = "sluice.v1"
 
-// maxPublishesInFlight bounds concurrent publishes per connection; beyond it the
-// read loop waits, which pushes back on the client through TCP.
+// maxPublishesInFlight bounds concurrent publishes per connection; beyond it
+// reading the connection waits, which pushes back on the client through TCP.
 const maxPublishesInFlight = 64
 
+// upgrader does the handshake only: the connection it returns is dropped (see
+// serveWS). Zero buffer sizes make it reuse net/http's buffers instead of
+// allocating its own.
 var upgrader = websocket.Upgrader{
-	// Client frames are small (subscribe, publish of a message); a frame larger
-	// than the buffer is still read, in pieces.
-	ReadBufferSize:  512,
-	WriteBufferSize: 1024,
-	// Write buffers are taken from a pool only while writing, so an idle
-	// connection holds none.
-	WriteBufferPool: &sync.Pool{},
-	Subprotocols:    []string{Subprotocol},
+	Subprotocols: []string{Subprotocol},
 	// Tokens travel in frames or the Authorization header, never in cookies, so a
 	// page from another origin gains nothing by connecting: allow any origin (the
 	// portal's live console runs on another origin).
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-// wsConn is one WebSocket client.
+// wsConn is one WebSocket client. No goroutine belongs to it at rest: the
+// node's poller starts one when the client sent something (onReadable), and
+// frames are written by whoever queued them while the socket takes them without
+// waiting, else by a writer goroutine (flush, writeLoop).
 type wsConn struct {
 	srv *Server
-	ws  *websocket.Conn
+	nc  net.Conn
+	rc  syscall.RawConn
 	out outQueue
+
+	// Read side: only the goroutine running onReadable touches rd (the poller
+	// reports a socket again only after that goroutine re-armed it).
+	rd       wsframe.Reader
+	pollID   uint64
+	lastRead atomic.Int64 // unix ns; idle connections are found by the ping loop
 
 	// mu guards the fields below; never held while writing to the socket.
 	mu       sync.Mutex
@@ -86,14 +96,30 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader already answered
 	}
+	// From here on the socket is ours: gorilla's connection (and its buffers)
+	// is dropped, frames are read and written with internal/wsframe.
+	nc := ws.NetConn()
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		_ = nc.Close()
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		_ = nc.Close()
+		return
+	}
 	c := &wsConn{
 		srv:       s,
-		ws:        ws,
-		out:       outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy},
+		nc:        nc,
+		rc:        rc,
+		out:       outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
+		rd:        wsframe.Reader{Limit: protocol.MaxFrameBytes},
 		subs:      map[string]*hub.Subscription{},
 		publishes: make(chan struct{}, maxPublishesInFlight),
 		done:      make(chan struct{}),
 	}
+	c.lastRead.Store(time.Now().UnixNano())
 	s.opt.Metrics.Connections.WithLabelValues("ws").Inc()
 	s.track(c, nil)
 	if claims != nil {
@@ -107,10 +133,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		})
 		c.mu.Unlock()
 	}
-	// Return from the handler: net/http keeps a 4 KiB reader, a 4 KiB writer and
-	// the request alive for as long as its handler runs, which would double what
-	// an idle connection costs.
-	go c.readLoop()
+	if err := s.poller.watch(c); err != nil {
+		s.log.Error("cannot watch a WebSocket", "err", err)
+		c.close()
+	}
+	// The handler returns: net/http would keep a 4 KiB reader, a 4 KiB writer
+	// and the request alive for as long as it runs.
 }
 
 func offersSubprotocol(r *http.Request) bool {
@@ -136,63 +164,76 @@ func (c *wsConn) claims() *auth.Claims {
 	return c.tok
 }
 
-// readLoop handles client frames until the connection ends. Every bad frame gets
-// an error frame; only transport failures end the loop.
-func (c *wsConn) readLoop() {
-	defer c.close()
-	idle := c.srv.opt.IdleTimeout
-	_ = c.ws.SetReadDeadline(time.Now().Add(idle))
-	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(idle)) })
-	var buf []byte // client frames are rare: allocated on the first one
+// readBufs are the buffers onReadable reads into; only a partly received frame
+// stays with its connection (in rd).
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
+
+// onReadable reads what the client sent, handles every whole frame in order,
+// then asks the poller to report the socket again. Handling may block (a
+// subscribe waits for Kafka's metadata, a publish for a free slot): only this
+// connection waits meanwhile, and TCP pushes back on its client.
+func (c *wsConn) onReadable() {
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := *bp
 	for {
-		kind, r, err := c.ws.NextReader()
-		if err != nil {
-			return
-		}
-		_ = c.ws.SetReadDeadline(time.Now().Add(idle))
-		// Read at most one byte past the limit: a larger frame is refused with an
-		// error frame and skipped, not allowed to close the connection.
-		buf, err = readLimited(buf[:0], r, protocol.MaxFrameBytes)
-		if errors.Is(err, errTooLarge) {
-			if _, err := io.Copy(io.Discard, r); err != nil {
-				return
+		var n int
+		var rerr error
+		err := c.rc.Read(func(fd uintptr) bool {
+			for {
+				n, rerr = unix.Read(int(fd), buf)
+				if rerr != unix.EINTR {
+					return true
+				}
 			}
-			c.sendError("", protocol.Errorf(protocol.CodeFrameTooLarge, "frame: larger than %d bytes", protocol.MaxFrameBytes))
-			continue
-		}
-		if err != nil {
+		})
+		if err != nil || (rerr != nil && rerr != unix.EAGAIN) || (rerr == nil && n == 0) {
+			c.close() // closed here, reset or end of stream
 			return
 		}
-		if kind != websocket.TextMessage {
-			c.sendError("", protocol.Errorf(protocol.CodeBadFrame, "frame: must be a text frame holding JSON"))
-			continue
+		if rerr == unix.EAGAIN {
+			break
 		}
-		c.handle(buf)
-		if cap(buf) > 64<<10 {
-			buf = nil // don't keep a big frame's buffer
+		c.lastRead.Store(time.Now().UnixNano())
+		if err := c.rd.Feed(buf[:n], c.onEvent); err != nil {
+			var pe *wsframe.ProtocolError
+			if errors.As(err, &pe) {
+				c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(protocol.CodeBadFrame)).Inc()
+				c.finish(wsframe.CloseFrame(wsframe.CloseProtocolError, pe.Reason))
+			}
+			return // the connection is ending: not re-armed
 		}
+		if n < len(buf) {
+			break // drained; if more arrived meanwhile, the poller reports it again
+		}
+	}
+	if err := c.srv.poller.rearm(c); err != nil {
+		c.close()
 	}
 }
 
-var errTooLarge = errors.New("frame too large")
-
-func readLimited(dst []byte, r io.Reader, limit int) ([]byte, error) {
-	for {
-		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
+// onEvent handles one client frame; false stops reading (the connection ends).
+func (c *wsConn) onEvent(ev wsframe.Event) bool {
+	switch ev.Kind {
+	case wsframe.Message:
+		if ev.Op != wsframe.OpText {
+			c.sendError("", protocol.Errorf(protocol.CodeBadFrame, "frame: must be a text frame holding JSON"))
+			return true
 		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if len(dst) > limit {
-			return dst, errTooLarge
+		c.handle(ev.Data)
+	case wsframe.TooLarge:
+		c.sendError("", protocol.Errorf(protocol.CodeFrameTooLarge, "frame: larger than %d bytes", protocol.MaxFrameBytes))
+	case wsframe.Ping:
+		c.push(item{raw: wsframe.Append(nil, wsframe.OpPong, ev.Data)})
+	case wsframe.Close:
+		// Answer the client's close with its code, unless we closed first (then
+		// this is its answer and the socket can go now).
+		if !c.finish(wsframe.CloseFrame(ev.Code, "")) {
+			c.close()
 		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, err
-		}
+		return false
 	}
+	return true
 }
 
 func (c *wsConn) handle(data []byte) {
@@ -378,7 +419,10 @@ func (c *wsConn) Ended(s *hub.Subscription, code protocol.Code, reason string) {
 	c.send(protocol.Encode(protocol.Unsubscribed{Type: "unsubscribed", Endpoint: s.Path, Code: code, Reason: reason}))
 }
 
-func (c *wsConn) send(raw []byte) { c.push(item{raw: raw}) }
+func wsNotice(g protocol.Gap) []byte { return wsframe.Append(nil, wsframe.OpText, protocol.Encode(g)) }
+
+// send queues a JSON frame as one WebSocket text frame.
+func (c *wsConn) send(json []byte) { c.push(item{raw: wsframe.Append(nil, wsframe.OpText, json)}) }
 
 func (c *wsConn) sendError(id string, err *protocol.Error) {
 	c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(err.Code)).Inc()
@@ -391,66 +435,150 @@ func (c *wsConn) push(it item) {
 	if r.slow {
 		go c.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing frames overflowed")
 	} else if r.wake {
-		go c.writeLoop()
+		c.flush()
 	}
 }
 
-// writeLoop drains the queue; at most one runs per connection (outQueue.writing),
-// and it exits when the queue is empty, so an idle connection has no writer.
-func (c *wsConn) writeLoop() {
-	m := c.srv.opt.Metrics
-	for {
-		batch := c.out.take()
-		if batch == nil {
+// maxInlineBatch bounds what flush writes on the caller's goroutine.
+const maxInlineBatch = 64
+
+// flush is called by whoever took the writer role (a push that found no writer).
+// It writes the queue at once if the socket takes it without waiting: at one
+// message per client now and then, that is nearly always, and costs one write(2)
+// on the dispatching goroutine instead of waking a writer goroutine. What the
+// socket does not take at once goes to writeLoop, which may wait.
+//
+// It runs with hub locks held when called from Deliver: it must not block, and
+// a non-blocking write does not.
+func (c *wsConn) flush() {
+	batch := c.out.take()
+	if batch == nil {
+		return
+	}
+	if len(batch) <= maxInlineBatch {
+		n, complete, err := c.tryWrite(batch)
+		if err != nil {
+			c.writeFailed()
 			return
 		}
-		// One deadline per batch: setting it re-arms a runtime timer, which is not
-		// free on a path that runs for every delivered message.
-		_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		var messages, bytes int
-		nowMs := time.Now().UnixMilli()
-		var err error
-		for i := range batch {
-			it := &batch[i]
-			if it.frame != nil {
-				// The frame is encoded once for all subscribers; gorilla only adds
-				// the 2-4 byte WebSocket header while copying it into its buffer.
-				err = c.ws.WriteMessage(websocket.TextMessage, it.frame.WS())
-				if err == nil {
-					messages++
-					bytes += len(it.frame.WS())
-					m.Delay.Observe(float64(nowMs-it.frame.TS) / 1000)
-				}
+		if !complete {
+			go c.writeLoop(batch, n)
+			return
+		}
+		c.wrote(batch)
+		if batch = c.out.take(); batch == nil {
+			return // queue empty: writer role released
+		}
+	}
+	// More queued meanwhile, or a burst: not on the caller's goroutine.
+	go c.writeLoop(batch, 0)
+}
+
+// tryWrite writes batch with one non-blocking write(2)/writev(2) and reports how
+// many bytes the socket took and whether that was all of them.
+func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
+	var iov [maxInlineBatch][]byte
+	total := 0
+	for i := range batch {
+		iov[i] = batch[i].wire()
+		total += len(iov[i])
+	}
+	var werr error
+	err = c.rc.Write(func(fd uintptr) bool {
+		for {
+			if len(batch) == 1 {
+				n, werr = unix.Write(int(fd), iov[0])
 			} else {
-				err = c.ws.WriteMessage(websocket.TextMessage, it.raw)
+				n, werr = unix.Writev(int(fd), iov[:len(batch)])
 			}
-			if err != nil {
-				break
+			if werr != unix.EINTR {
+				return true
 			}
 		}
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	if werr == unix.EAGAIN {
+		return 0, false, nil
+	}
+	if werr != nil {
+		return 0, false, werr
+	}
+	return n, n == total, nil
+}
+
+// writeLoop owns the writer role: it writes batch (skipping the first skip bytes,
+// already written), then whatever was queued meanwhile, waiting for the socket as
+// needed (10 s at most per batch), and exits when the queue is empty.
+func (c *wsConn) writeLoop(batch []item, skip int) {
+	for batch != nil {
+		bufs := make(net.Buffers, 0, len(batch))
+		for i := range batch {
+			b := batch[i].wire()
+			if skip >= len(b) {
+				skip -= len(b)
+				continue
+			}
+			bufs = append(bufs, b[skip:])
+			skip = 0
+		}
+		_ = c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		if _, err := bufs.WriteTo(c.nc); err != nil {
+			c.writeFailed()
+			return
+		}
+		c.wrote(batch)
+		batch = c.out.take()
+	}
+}
+
+// wrote accounts for a written batch, closes the connection if it held the last
+// frame, and gives the batch back to the queue.
+func (c *wsConn) wrote(batch []item) {
+	m := c.srv.opt.Metrics
+	var messages, bytes int
+	nowMs := time.Now().UnixMilli()
+	for i := range batch {
+		it := &batch[i]
+		if it.frame != nil {
+			messages++
+			bytes += len(it.frame.Wire())
+			m.Delay.Observe(float64(nowMs-it.frame.TS) / 1000)
+		}
+		if it.final {
+			// Give the peer a moment to answer a close frame of ours (its answer
+			// closes at once, see onEvent), then drop the connection.
+			time.AfterFunc(it.grace, c.close)
+		}
+	}
+	if messages > 0 {
 		m.MessagesOut.Add(float64(messages))
 		m.BytesOut.Add(float64(bytes))
-		if err != nil {
-			c.out.close()
-			_ = c.ws.Close() // ends the read loop, which cleans up
-			for c.out.take() != nil {
-			}
-			return
-		}
-		c.out.recycle(batch)
 	}
+	c.out.recycle(batch)
 }
 
-// ping sends a WebSocket ping so idle connections through proxies stay open and
-// dead peers are found (their read deadline then closes them).
-func (c *wsConn) ping() {
-	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(5*time.Second)); err != nil {
-		_ = c.ws.Close()
+// writeFailed ends a connection whose socket refused a write (reset, timeout).
+func (c *wsConn) writeFailed() {
+	c.out.close()
+	go c.close() // not here: the caller may hold hub locks
+}
+
+var pingFrame = wsframe.Append(nil, wsframe.OpPing, nil)
+
+// ping sends a WebSocket ping so idle connections through proxies stay open; a
+// peer that has sent nothing, not even the pong, for the idle timeout is dropped.
+func (c *wsConn) ping(now time.Time) {
+	if now.UnixNano()-c.lastRead.Load() > int64(c.srv.opt.IdleTimeout) {
+		go c.close()
+		return
 	}
+	c.push(item{raw: pingFrame})
 }
 
 // terminate sends a closing notice and a close frame with code, then closes. It
-// may be called from any goroutine, any number of times.
+// may be called from any goroutine, any number of times, and does not block.
 func (c *wsConn) terminate(code protocol.Code, reason string) {
 	c.mu.Lock()
 	if c.ended {
@@ -459,28 +587,24 @@ func (c *wsConn) terminate(code protocol.Code, reason string) {
 	}
 	c.ended = true
 	c.mu.Unlock()
-	go func() {
-		// The notice goes first through the queue so it follows frames already
-		// queued; then the close frame, then the socket.
-		c.send(protocol.Encode(protocol.Closing{Type: "closing", Code: code, Reason: reason}))
-		deadline := time.Now().Add(2 * time.Second)
-		for time.Now().Before(deadline) {
-			c.out.mu.Lock()
-			idle := !c.out.writing
-			c.out.mu.Unlock()
-			if idle {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		msg := websocket.FormatCloseMessage(int(code), reason)
-		_ = c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(2*time.Second))
-		// Give the peer a moment to answer the close handshake, then drop it.
-		time.AfterFunc(time.Second, func() { _ = c.ws.Close() })
-	}()
+	// The notice follows the frames already queued; the close frame follows it.
+	wire := wsframe.Append(nil, wsframe.OpText, protocol.Encode(protocol.Closing{Type: "closing", Code: code, Reason: reason}))
+	c.finish(append(wire, wsframe.CloseFrame(int(code), reason)...))
 }
 
-// close releases everything once the read loop ended.
+// finish queues wire (ending with a close frame) as the connection's last bytes;
+// the connection closes a second after they are written. It reports false when a
+// last frame was already queued.
+func (c *wsConn) finish(wire []byte) bool {
+	queued, wake := c.out.pushFinal(item{raw: wire, final: true, grace: time.Second})
+	if wake {
+		c.flush()
+	}
+	return queued
+}
+
+// close releases everything; it may run more than once, from any goroutine that
+// holds no hub lock.
 func (c *wsConn) close() {
 	c.closeOnce.Do(func() {
 		close(c.done)
@@ -501,7 +625,8 @@ func (c *wsConn) close() {
 			}
 		}
 		c.out.close()
-		_ = c.ws.Close()
+		c.srv.poller.forget(c)
+		_ = c.nc.Close()
 		c.srv.untrack(c)
 		c.srv.opt.Metrics.Connections.WithLabelValues("ws").Dec()
 	})

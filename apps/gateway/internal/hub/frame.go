@@ -2,6 +2,7 @@ package hub
 
 import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/wsframe"
 )
 
 // Frame is one record as delivered to subscribers of one endpoint. It is built once
@@ -15,23 +16,33 @@ type Frame struct {
 	Partition int32
 	Seq       int64
 	TS        int64 // record timestamp, ms
-	ws        []byte
+	// wire is the whole WebSocket frame: header, then the JSON from body on.
+	wire []byte
+	body int
 }
 
-// newFrame encodes the record's "message" frame.
+// newFrame encodes the record's "message" frame, with its WebSocket header in
+// front so every subscriber's socket gets the same bytes with one write.
 func newFrame(m *protocol.Message) *Frame {
+	buf := make([]byte, wsframe.MaxHeader, wsframe.MaxHeader+112+len(m.Endpoint)+len(m.Epoch)+len(m.Data)*4/3)
+	buf = protocol.AppendMessage(buf, m)
+	start := wsframe.PutHeader(buf[:wsframe.MaxHeader], wsframe.OpText, len(buf)-wsframe.MaxHeader)
 	return &Frame{
 		Endpoint:  m.Endpoint,
 		Epoch:     m.Epoch,
 		Partition: m.Partition,
 		Seq:       m.Seq,
 		TS:        m.TS,
-		ws:        protocol.AppendMessage(make([]byte, 0, 112+len(m.Endpoint)+len(m.Epoch)+len(m.Data)*4/3), m),
+		wire:      buf[start:],
+		body:      wsframe.MaxHeader - start,
 	}
 }
 
-// WS is the WebSocket "message" frame.
-func (f *Frame) WS() []byte { return f.ws }
+// Wire is the "message" frame as a WebSocket text frame.
+func (f *Frame) Wire() []byte { return f.wire }
+
+// JSON is the "message" frame's JSON.
+func (f *Frame) JSON() []byte { return f.wire[f.body:] }
 
 // wsPrefix is what the WebSocket frame has and the SSE data line has not.
 const wsPrefix = `{"type":"message",`
@@ -40,11 +51,12 @@ const wsPrefix = `{"type":"message",`
 // "type", cut from the WebSocket frame rather than encoded again.
 func (f *Frame) AppendSSE(dst []byte) []byte {
 	dst = append(dst, '{')
-	return append(dst, f.ws[len(wsPrefix):]...)
+	return append(dst, f.JSON()[len(wsPrefix):]...)
 }
 
-// Sink receives a subscription's output. Calls come with locks held: a sink only
-// enqueues, it never blocks or calls back into the hub.
+// Sink receives a subscription's output. Calls come with locks held: a sink
+// enqueues (and may write to a socket that takes the bytes without waiting); it
+// never blocks or calls back into the hub.
 type Sink interface {
 	// Deliver queues a message frame.
 	Deliver(f *Frame)

@@ -76,7 +76,7 @@ func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *
 // dataOf returns the payload of a frame whose data is a JSON number.
 func dataOf(f *Frame) string {
 	var m struct{ Data json.RawMessage }
-	if err := json.Unmarshal(f.WS(), &m); err != nil {
+	if err := json.Unmarshal(f.JSON(), &m); err != nil {
 		panic(err)
 	}
 	return string(m.Data)
@@ -113,8 +113,8 @@ func TestLiveDeliveryRoutesByKeyAndSharesFrames(t *testing.T) {
 	if len(rOther.values()) != 0 {
 		t.Fatalf("MSFT subscriber got %v", rOther.values())
 	}
-	if f := r1.frames[0]; f.Endpoint != "/prices/AAPL" || f.Epoch != "epoch-1" || !json.Valid(f.WS()) || !json.Valid(f.AppendSSE(nil)) {
-		t.Fatalf("frame %+v %s", f, f.WS())
+	if f := r1.frames[0]; f.Endpoint != "/prices/AAPL" || f.Epoch != "epoch-1" || !json.Valid(f.JSON()) || !json.Valid(f.AppendSSE(nil)) {
+		t.Fatalf("frame %+v %s", f, f.JSON())
 	}
 }
 

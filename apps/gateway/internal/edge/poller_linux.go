@@ -1,0 +1,100 @@
+//go:build linux
+
+package edge
+
+import (
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// epoller watches every WebSocket of the node with one epoll instance, so a
+// connection waiting for its client costs no goroutine (a goroutine parked in a
+// read keeps an 8 KiB stack: at tens of thousands of connections that was a third
+// of the gateway's memory). Each socket is armed one-shot: its readiness starts a
+// goroutine that reads what is there, and the socket is armed again only after
+// that goroutine handled it, so a connection's frames are handled in order and
+// one at a time.
+//
+// Go's own poller keeps the descriptors too (net.Conn still writes through it
+// when a socket's buffer is full); a descriptor may sit in two epoll sets.
+type epoller struct {
+	fd    int
+	log   *slog.Logger
+	mu    sync.Mutex
+	conns map[uint64]*wsConn // by poll id: a reused descriptor number is never mistaken for its predecessor
+	next  uint64
+	done  atomic.Bool
+}
+
+func newPoller(log *slog.Logger) (poller, error) {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	p := &epoller{fd: fd, log: log, conns: map[uint64]*wsConn{}}
+	go p.run()
+	return p, nil
+}
+
+const armed = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT
+
+func (p *epoller) watch(c *wsConn) error {
+	p.mu.Lock()
+	p.next++
+	c.pollID = p.next
+	p.conns[c.pollID] = c
+	p.mu.Unlock()
+	return p.ctl(unix.EPOLL_CTL_ADD, c)
+}
+
+func (p *epoller) rearm(c *wsConn) error { return p.ctl(unix.EPOLL_CTL_MOD, c) }
+
+func (p *epoller) forget(c *wsConn) {
+	p.mu.Lock()
+	delete(p.conns, c.pollID)
+	p.mu.Unlock()
+	// Closing the descriptor would drop it from the set anyway; deleting first
+	// keeps a late event from naming a connection that is going away.
+	_ = p.ctl(unix.EPOLL_CTL_DEL, c)
+}
+
+// ctl runs inside RawConn.Control, which holds the descriptor open meanwhile.
+func (p *epoller) ctl(op int, c *wsConn) error {
+	ev := unix.EpollEvent{Events: armed, Fd: int32(uint32(c.pollID)), Pad: int32(uint32(c.pollID >> 32))}
+	var err error
+	if cerr := c.rc.Control(func(fd uintptr) { err = unix.EpollCtl(p.fd, op, int(fd), &ev) }); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+func (p *epoller) run() {
+	defer unix.Close(p.fd)
+	events := make([]unix.EpollEvent, 512)
+	for !p.done.Load() {
+		// A timeout, so close is noticed without another descriptor to wake us.
+		n, err := unix.EpollWait(p.fd, events, 1000)
+		if err != nil {
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			p.log.Error("epoll_wait failed; WebSocket reads stop", "err", err)
+			return
+		}
+		p.mu.Lock()
+		for i := range events[:n] {
+			id := uint64(uint32(events[i].Fd)) | uint64(uint32(events[i].Pad))<<32
+			if c := p.conns[id]; c != nil {
+				go c.onReadable()
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+func (p *epoller) close() { p.done.Store(true) }
