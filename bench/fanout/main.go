@@ -10,6 +10,11 @@
 // spreads the clients over -procs child processes (one process holds at most
 // ~19,950 sockets here) and over source addresses 127.0.0.2.., publishes, and
 // prints the figures. Loopback only.
+//
+// With -server floor the gateway is replaced by `fanout floor-server` (floor.go),
+// which generates the messages itself and writes each frame to each socket with
+// one write(2): the cost floor of the scenario. In gateway mode a plain Kafka
+// consumer (probe.go) measures Kafka's share of the latency.
 package main
 
 import (
