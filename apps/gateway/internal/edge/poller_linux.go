@@ -5,8 +5,8 @@ package edge
 import (
 	"errors"
 	"log/slog"
+	"os"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -24,11 +24,12 @@ import (
 // when a socket's buffer is full); a descriptor may sit in two epoll sets.
 type epoller struct {
 	fd    int
+	file  *os.File        // fd, watched by Go's own poller: see run
+	rc    syscall.RawConn // of file
 	log   *slog.Logger
 	mu    sync.Mutex
 	conns map[uint64]*wsConn // by poll id: a reused descriptor number is never mistaken for its predecessor
 	next  uint64
-	done  atomic.Bool
 }
 
 func newPoller(log *slog.Logger) (poller, error) {
@@ -36,7 +37,18 @@ func newPoller(log *slog.Logger) (poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &epoller{fd: fd, log: log, conns: map[uint64]*wsConn{}}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	// A non-blocking descriptor given to os.NewFile joins Go's poller.
+	file := os.NewFile(uintptr(fd), "epoll")
+	rc, err := file.SyscallConn()
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	p := &epoller{fd: fd, file: file, rc: rc, log: log, conns: map[uint64]*wsConn{}}
 	go p.run()
 	return p, nil
 }
@@ -73,17 +85,26 @@ func (p *epoller) ctl(op int, c *wsConn) error {
 	return err
 }
 
+// run hands every reported socket to a new goroutine. The epoll descriptor is
+// itself readable while it has events, so the wait happens in Go's poller:
+// epoll_wait is only called, with no timeout, once there is something to take.
+// (Blocking in epoll_wait would hold a thread in a system call, which the
+// runtime's monitor then keeps checking at its fastest rate.)
 func (p *epoller) run() {
-	defer unix.Close(p.fd)
 	events := make([]unix.EpollEvent, 512)
-	for !p.done.Load() {
-		// A timeout, so close is noticed without another descriptor to wake us.
-		n, err := unix.EpollWait(p.fd, events, 1000)
+	for {
+		var n int
+		var werr error
+		err := p.rc.Read(func(fd uintptr) bool {
+			n, werr = unix.EpollWait(int(fd), events, 0)
+			// Nothing there (or interrupted): wait until there is.
+			return !(n <= 0 && (werr == nil || errors.Is(werr, syscall.EINTR)))
+		})
 		if err != nil {
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
-			p.log.Error("epoll_wait failed; WebSocket reads stop", "err", err)
+			return // closed
+		}
+		if werr != nil {
+			p.log.Error("epoll_wait failed; WebSocket reads stop", "err", werr)
 			return
 		}
 		p.mu.Lock()
@@ -97,4 +118,4 @@ func (p *epoller) run() {
 	}
 }
 
-func (p *epoller) close() { p.done.Store(true) }
+func (p *epoller) close() { _ = p.file.Close() }

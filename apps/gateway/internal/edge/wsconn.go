@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/gorilla/websocket"
 	"golang.org/x/sys/unix"
@@ -47,6 +48,13 @@ type wsConn struct {
 	nc  net.Conn
 	rc  syscall.RawConn
 	out outQueue
+
+	// fd is nc's descriptor, written to directly (tryWrite). fdOpen, under fdMu,
+	// says it is still nc's: close clears it before closing nc, so a write never
+	// reaches a descriptor number the kernel has given to another connection.
+	fd     int
+	fdMu   sync.Mutex
+	fdOpen bool
 
 	// Read side: only the goroutine running onReadable touches rd (the poller
 	// reports a socket again only after that goroutine re-armed it).
@@ -119,6 +127,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		publishes: make(chan struct{}, maxPublishesInFlight),
 		done:      make(chan struct{}),
 	}
+	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
+		_ = nc.Close()
+		return
+	}
+	c.fdOpen = true
 	c.lastRead.Store(time.Now().UnixNano())
 	s.opt.Metrics.Connections.WithLabelValues("ws").Inc()
 	s.track(c, nil)
@@ -476,36 +489,55 @@ func (c *wsConn) flush() {
 
 // tryWrite writes batch with one non-blocking write(2)/writev(2) and reports how
 // many bytes the socket took and whether that was all of them.
+//
+// It writes to the descriptor itself rather than through net.Conn (or its
+// RawConn): their bookkeeping (descriptor locks, poller state) lives in objects
+// of their own, and touching those for every message of every connection cost
+// more than a microsecond a message in cache misses alone.
 func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
-	var iov [maxInlineBatch][]byte
+	var iov [maxInlineBatch]syscall.Iovec
 	total := 0
 	for i := range batch {
-		iov[i] = batch[i].wire()
-		total += len(iov[i])
+		b := batch[i].wire()
+		iov[i].Base = &b[0]
+		iov[i].SetLen(len(b))
+		total += len(b)
 	}
-	var werr error
-	err = c.rc.Write(func(fd uintptr) bool {
-		for {
-			if len(batch) == 1 {
-				n, werr = unix.Write(int(fd), iov[0])
-			} else {
-				n, werr = unix.Writev(int(fd), iov[:len(batch)])
-			}
-			if werr != unix.EINTR {
-				return true
-			}
-		}
-	})
-	if err != nil {
-		return 0, false, err
+	c.fdMu.Lock()
+	if !c.fdOpen {
+		c.fdMu.Unlock()
+		return 0, false, net.ErrClosed
 	}
-	if werr == unix.EAGAIN {
+	n, werr := writeNow(c.fd, iov[:len(batch)])
+	c.fdMu.Unlock()
+	if werr == syscall.EAGAIN {
 		return 0, false, nil
 	}
-	if werr != nil {
+	if werr != 0 {
 		return 0, false, werr
 	}
 	return n, n == total, nil
+}
+
+// writeNow is write(2) (one buffer) or writev(2) on a non-blocking socket as a
+// raw system call: it cannot block, so the runtime need not be told. With the
+// runtime's syscall bookkeeping, a write that took more than 20 µs (common on
+// loopback, where the kernel also runs the receiver's side) let the runtime's
+// monitor hand this goroutine's processor to another thread, and the goroutine
+// then waited to get one back.
+func writeNow(fd int, iov []syscall.Iovec) (int, syscall.Errno) {
+	for {
+		var r uintptr
+		var e syscall.Errno
+		if len(iov) == 1 {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(iov[0].Base)), uintptr(iov[0].Len))
+		} else {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		}
+		if e != syscall.EINTR {
+			return int(r), e
+		}
+	}
 }
 
 // writeLoop owns the writer role: it writes batch (skipping the first skip bytes,
@@ -626,6 +658,9 @@ func (c *wsConn) close() {
 		}
 		c.out.close()
 		c.srv.poller.forget(c)
+		c.fdMu.Lock()
+		c.fdOpen = false
+		c.fdMu.Unlock()
 		_ = c.nc.Close()
 		c.srv.untrack(c)
 		c.srv.opt.Metrics.Connections.WithLabelValues("ws").Dec()

@@ -42,10 +42,11 @@ type Backend interface {
 	Meta(ctx context.Context, topic string) (TopicMeta, error)
 	// Consume reads every partition of topic from its current end until stop is
 	// called. It calls started once with the first offset it will deliver per
-	// partition, then deliver for each record in offset order per partition,
-	// from one goroutine. Consume itself must not block; stop may (it waits
-	// for the consumer to finish) and is never called with hub locks held.
-	Consume(topic string, started func(next map[int32]int64), deliver func(Record)) (stop func())
+	// partition, then deliver with the records of each fetch, in offset order
+	// per partition, from one goroutine; deliver may keep the slice. Consume
+	// itself must not block; stop may (it waits for the consumer to finish) and
+	// is never called with hub locks held.
+	Consume(topic string, started func(next map[int32]int64), deliver func([]Record)) (stop func())
 	// Offsets returns the log start and end (next offset to be written).
 	Offsets(ctx context.Context, topic string, partition int32) (start, end int64, err error)
 	// OffsetAfter returns the first offset with a timestamp at or after ms (end if none).

@@ -30,7 +30,7 @@ func (b *stallingBackend) Meta(ctx context.Context, topic string) (TopicMeta, er
 	return b.memBackend.Meta(ctx, topic)
 }
 
-func (b *stallingBackend) Consume(topic string, started func(map[int32]int64), deliver func(Record)) func() {
+func (b *stallingBackend) Consume(topic string, started func(map[int32]int64), deliver func([]Record)) func() {
 	stop := b.memBackend.Consume(topic, started, deliver)
 	if topic != b.topic {
 		return stop

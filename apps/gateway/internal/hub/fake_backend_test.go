@@ -65,7 +65,7 @@ func (b *memBackend) Meta(_ context.Context, topic string) (TopicMeta, error) {
 	return TopicMeta{Epoch: t.epoch, Partitions: int32(len(t.parts))}, nil
 }
 
-func (b *memBackend) Consume(topic string, started func(map[int32]int64), deliver func(Record)) func() {
+func (b *memBackend) Consume(topic string, started func(map[int32]int64), deliver func([]Record)) func() {
 	var stopped bool
 	b.mu.Lock()
 	t := b.topics[topic]
@@ -87,7 +87,7 @@ func (b *memBackend) Consume(topic string, started func(map[int32]int64), delive
 					r := t.parts[p][next[int32(p)]-t.start[p]]
 					next[int32(p)]++
 					b.mu.Unlock()
-					deliver(r)
+					deliver([]Record{r})
 					b.mu.Lock()
 					progressed = true
 				}

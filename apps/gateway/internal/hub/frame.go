@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"encoding/base64"
+
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 	"github.com/sluicehq/sluice/apps/gateway/internal/wsframe"
 )
@@ -24,7 +26,7 @@ type Frame struct {
 // newFrame encodes the record's "message" frame, with its WebSocket header in
 // front so every subscriber's socket gets the same bytes with one write.
 func newFrame(m *protocol.Message) *Frame {
-	buf := make([]byte, wsframe.MaxHeader, wsframe.MaxHeader+112+len(m.Endpoint)+len(m.Epoch)+len(m.Data)*4/3)
+	buf := make([]byte, wsframe.MaxHeader, wsframe.MaxHeader+frameOverhead+len(m.Endpoint)+len(m.Epoch)+dataLen(m))
 	buf = protocol.AppendMessage(buf, m)
 	start := wsframe.PutHeader(buf[:wsframe.MaxHeader], wsframe.OpText, len(buf)-wsframe.MaxHeader)
 	return &Frame{
@@ -35,6 +37,23 @@ func newFrame(m *protocol.Message) *Frame {
 		TS:        m.TS,
 		wire:      buf[start:],
 		body:      wsframe.MaxHeader - start,
+	}
+}
+
+// frameOverhead is what a "message" frame adds to its endpoint, epoch and data:
+// names, punctuation and three numbers.
+const frameOverhead = 112
+
+// dataLen is room for the payload as the frame writes it. Frames stay in the
+// endpoint caches: a size close to the truth keeps them small.
+func dataLen(m *protocol.Message) int {
+	switch m.Encoding {
+	case protocol.DataJSON:
+		return len(m.Data)
+	case protocol.DataText:
+		return len(m.Data) + len(m.Data)/8 + 2 // a few escapes
+	default:
+		return base64.StdEncoding.EncodedLen(len(m.Data)) + 24
 	}
 }
 

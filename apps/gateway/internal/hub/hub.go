@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,9 +41,24 @@ type Hub struct {
 	topicsMu sync.Mutex
 	topics   map[string]*topicState
 
+	// workers route live records to subscribers, each for a fixed share of the
+	// keys (so a key's records stay in order); see dispatch.
+	workers []chan dispatchJob
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	stats  Stats
+}
+
+// dispatchJob is one worker's share of a fetch.
+type dispatchJob struct {
+	t    *topicState
+	recs []routedRecord
+}
+
+type routedRecord struct {
+	Record
+	shard *shard
 }
 
 // Stats are counters for metrics.
@@ -112,8 +128,27 @@ func New(backend Backend, cfg Config) *Hub {
 	for i := range h.shards {
 		h.shards[i].endpoints = map[endpointKey]*endpointState{}
 	}
+	h.workers = make([]chan dispatchJob, max(runtime.GOMAXPROCS(0), 1))
+	for i := range h.workers {
+		h.workers[i] = make(chan dispatchJob, 64)
+		go h.work(h.workers[i])
+	}
 	go h.janitor()
 	return h
+}
+
+// work routes the records of the jobs it is given until the hub closes.
+func (h *Hub) work(jobs <-chan dispatchJob) {
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case job := <-jobs:
+			for i := range job.recs {
+				h.route(job.t, &job.recs[i])
+			}
+		}
+	}
 }
 
 // janitor drops endpoint states that have had no subscriber for the linger,
@@ -173,12 +208,16 @@ func (h *Hub) Close() {
 }
 
 func (h *Hub) shardFor(topic string, key []byte) *shard {
+	return &h.shards[h.shardIndex(topic, key)]
+}
+
+func (h *Hub) shardIndex(topic string, key []byte) int {
 	var mh maphash.Hash
 	mh.SetSeed(h.seed)
 	_, _ = mh.WriteString(topic)
 	_ = mh.WriteByte(0)
 	_, _ = mh.Write(key)
-	return &h.shards[mh.Sum64()%shardCount]
+	return int(mh.Sum64() % shardCount)
 }
 
 // acquireTopic returns the topic's state with its live consumer started, taking a
@@ -234,7 +273,7 @@ func (h *Hub) startTopic(topic string, meta TopicMeta) *topicState {
 			}
 		}
 		close(t.started)
-	}, func(r Record) { h.dispatch(t, r) })
+	}, func(recs []Record) { h.dispatch(t, recs) })
 	return t
 }
 
@@ -261,22 +300,49 @@ func (h *Hub) releaseTopic(t *topicState) {
 	})
 }
 
-// dispatch routes one live record. It runs on the topic's consumer goroutine.
-func (h *Hub) dispatch(t *topicState, r Record) {
-	h.stats.Records.Add(1)
-	if int(r.Partition) < len(t.next) {
-		t.next[r.Partition].Store(r.Offset + 1)
+// dispatch hands the records of one fetch to the workers. It runs on the
+// topic's consumer goroutine, which can then fetch again at once: writing to
+// subscribers' sockets (one write(2) each) is most of a record's cost, and the
+// workers spread it over the cores.
+func (h *Hub) dispatch(t *topicState, recs []Record) {
+	h.stats.Records.Add(int64(len(recs)))
+	shares := make([][]routedRecord, len(h.workers))
+	for _, r := range recs {
+		// next is stored before the record's endpoint is looked up (by a
+		// worker, later): see Subscribe.
+		if int(r.Partition) < len(t.next) {
+			t.next[r.Partition].Store(r.Offset + 1)
+		}
+		i := h.shardIndex(t.name, r.Key)
+		w := i % len(h.workers)
+		shares[w] = append(shares[w], routedRecord{Record: r, shard: &h.shards[i]})
 	}
-	sh := h.shardFor(t.name, r.Key)
+	for w, share := range shares {
+		if len(share) == 0 {
+			continue
+		}
+		select {
+		case h.workers[w] <- dispatchJob{t: t, recs: share}:
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
+
+// route delivers one live record to its endpoint's subscribers.
+func (h *Hub) route(t *topicState, r *routedRecord) {
+	sh := r.shard
 	sh.mu.RLock()
 	ep := sh.endpoints[endpointKey{t.name, string(r.Key)}]
 	sh.mu.RUnlock()
-	if ep == nil {
+	// An endpoint of a newer consumer of the topic (stopped, then started again)
+	// is not fed by the old one's last records.
+	if ep == nil || ep.topic != t {
 		return
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	f := ep.newFrame(r)
+	f := ep.newFrame(r.Record)
 	h.stats.Frames.Add(1)
 	if r.Partition == ep.partition {
 		ep.addToCache(f, h.cfg.CacheSize)

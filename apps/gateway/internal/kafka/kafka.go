@@ -142,7 +142,7 @@ func (c *Cluster) OffsetAfter(ctx context.Context, topic string, partition int32
 }
 
 // Consume starts the topic's live consumer at the current end of every partition.
-func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver func(hub.Record)) func() {
+func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver func([]hub.Record)) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -176,9 +176,13 @@ func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver f
 			fetches.EachError(func(t string, p int32, err error) {
 				c.log.Warn("fetch error", "topic", t, "partition", p, "err", err)
 			})
-			fetches.EachRecord(func(r *kgo.Record) {
-				deliver(hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli()})
-			})
+			if n := fetches.NumRecords(); n > 0 {
+				recs := make([]hub.Record, 0, n)
+				fetches.EachRecord(func(r *kgo.Record) {
+					recs = append(recs, hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli()})
+				})
+				deliver(recs)
+			}
 		}
 	}()
 	return func() {
