@@ -73,6 +73,17 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(": subscribed " + p.String() + "\n\n"))
 	flusher.Flush()
 
+	// Every write gets a deadline: a client that stopped reading would otherwise
+	// hold this handler (and its subscription) for as long as TCP keeps it.
+	rc := http.NewResponseController(w)
+	write := func(b []byte) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		_, err := w.Write(b)
+		if err == nil {
+			err = rc.Flush()
+		}
+		return err
+	}
 	keepalive := time.NewTicker(s.opt.PingInterval)
 	defer keepalive.Stop()
 	var buf []byte
@@ -83,10 +94,9 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		case <-s.ctx.Done():
 			return
 		case <-keepalive.C:
-			if _, err := w.Write([]byte(": keepalive\n\n")); err != nil {
+			if err := write([]byte(": keepalive\n\n")); err != nil {
 				return
 			}
-			flusher.Flush()
 		case <-st.wake:
 			for {
 				batch := st.out.take()
@@ -102,11 +112,10 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 					}
 				}
 				st.out.recycle(batch)
-				if _, err := w.Write(buf); err != nil {
+				if err := write(buf); err != nil {
 					return
 				}
 				s.opt.Metrics.BytesOut.Add(float64(len(buf)))
-				flusher.Flush()
 			}
 		case <-st.reason:
 			// Drain what was queued before the end (the closing event).
@@ -115,13 +124,17 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 				for i := range batch {
 					buf = appendEvent(buf, &batch[i])
 				}
-				_, _ = w.Write(buf)
+				if write(buf) != nil {
+					return
+				}
 			}
-			flusher.Flush()
 			return
 		}
 	}
 }
+
+// sseWriteTimeout bounds one write to an event stream.
+const sseWriteTimeout = 10 * time.Second
 
 // sseFrom reads where to start: Last-Event-ID ("epoch:partition:seq") resumes,
 // else ?from=earliest|latest|<ms>.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -272,4 +273,22 @@ func TestIdleEndpointsAndTopicsAreReleased(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatal("topic consumer still running after the linger")
+}
+
+// A position at the largest offset there can be (a client's bug or a crafted
+// Last-Event-ID) overflowed "the next offset" and the subscription silently got
+// nothing. Nothing can follow it: the subscription is live, without a gap.
+func TestPositionAtMaxOffsetIsLiveWithoutGap(t *testing.T) {
+	h, b := newTestHub(t, 4)
+	b.produce("prices", "AAPL", "0")
+	_, r := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-1", Partition: h.backend.PartitionFor([]byte("AAPL"), 3), Seq: math.MaxInt64})
+	// Records after the subscription are not newer than MaxInt64 by offset:
+	// none may be delivered, and none may be reported missing.
+	b.produce("prices", "AAPL", "1")
+	time.Sleep(50 * time.Millisecond)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.gaps) != 0 || h.Stats().CatchUps.Load() != 0 {
+		t.Fatalf("gaps %v, catch-ups %d", r.gaps, h.Stats().CatchUps.Load())
+	}
 }

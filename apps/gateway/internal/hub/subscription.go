@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -93,6 +94,12 @@ func (h *Hub) attach(s *Subscription, from protocol.From) {
 	ep.subs = append(ep.subs, s)
 	ep.idleSince = time.Time{}
 	if from.Kind == protocol.FromLatest {
+		s.live = true
+		return
+	}
+	if from.Kind == protocol.FromPosition && from.Seq == math.MaxInt64 {
+		// Nothing can follow it (and Seq+1 would overflow): live from here on.
+		s.lastSeq = from.Seq
 		s.live = true
 		return
 	}

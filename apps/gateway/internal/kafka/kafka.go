@@ -101,12 +101,19 @@ func (c *Cluster) fetchMeta(ctx context.Context, topic string) (hub.TopicMeta, e
 	if d.Err != nil {
 		return hub.TopicMeta{}, d.Err
 	}
+	if len(d.Partitions) == 0 {
+		// Nothing could be read or written (and keys could not be mapped).
+		return hub.TopicMeta{}, fmt.Errorf("topic %s has no partitions", topic)
+	}
 	return hub.TopicMeta{Epoch: base64.RawURLEncoding.EncodeToString(d.ID[:]), Partitions: int32(len(d.Partitions))}, nil
 }
 
 // PartitionFor is the partition Kafka's default partitioner (murmur2, as in the
 // Java client, kafkajs and franz-go) chooses for key.
 func (c *Cluster) PartitionFor(key []byte, partitions int32) int32 {
+	if partitions <= 0 {
+		return 0 // Meta refuses such topics; never divide by zero
+	}
 	return int32(c.keyPart.Partition(&kgo.Record{Key: key}, int(partitions)))
 }
 
@@ -244,9 +251,12 @@ func (c *Cluster) Read(ctx context.Context, topic string, partition int32, from,
 		if ferr != nil {
 			return ferr
 		}
-		stop := false
+		stop, past := false, false
 		fetches.EachRecord(func(r *kgo.Record) {
-			if stop || r.Offset >= until {
+			if r.Offset >= until {
+				past = true
+			}
+			if stop || past {
 				return
 			}
 			next = r.Offset + 1
@@ -254,7 +264,11 @@ func (c *Cluster) Read(ctx context.Context, topic string, partition int32, from,
 				stop = true
 			}
 		})
-		if stop {
+		// A record at or past until means every offset below it was passed:
+		// those not returned are holes (compacted away, transaction markers).
+		// Without this a busy topic, whose fetches never come back empty,
+		// kept this loop waiting for a hole forever.
+		if stop || past {
 			return nil
 		}
 		// Offsets below until may be holes (compacted away, transaction markers):
