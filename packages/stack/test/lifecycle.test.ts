@@ -20,7 +20,9 @@ const PORTS = {
   SLUICE_PORTAL_PORT: "3200",
   SLUICE_GATEWAY_PORT: "8280",
   SLUICE_BRIDGE_PORT: "8290",
-  SLUICE_POSTGRES_PORT: "54340",
+  // Outside the ephemeral range (32768-60999 here): a port in it can be taken
+  // by any outgoing connection of a test running alongside, as 54340 once was.
+  SLUICE_POSTGRES_PORT: "15440",
   SLUICE_KAFKA_PORT: "29092",
   SLUICE_KAFKA_CONTROLLER_PORT: "29093",
 };

@@ -4,7 +4,9 @@ import { listKafkaTopics, type KafkaTopic } from "@/lib/kafka/admin";
 /** Kafka's topics for a form, or null with the reason when Kafka cannot be reached (the page still renders). */
 export async function topicsForForm(): Promise<{ topics: KafkaTopic[] | null; kafkaError?: string }> {
   try {
-    return { topics: await listKafkaTopics() };
+    // Fresh, not the 5 s cache: whoever opens the form may just have created
+    // the topic they want to pick.
+    return { topics: await listKafkaTopics({ fresh: true }) };
   } catch (err) {
     if (err instanceof AppError && err.status === 503) return { topics: null, kafkaError: err.message };
     throw err;
