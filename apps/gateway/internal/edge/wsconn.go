@@ -421,7 +421,7 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 
 func (c *wsConn) Deliver(f *hub.Frame) { c.push(item{frame: f}) }
 
-func (c *wsConn) Gap(g protocol.Gap) { c.send(protocol.Encode(g)) }
+func (c *wsConn) Gap(g protocol.Gap) { c.push(item{raw: wsNotice(g)}) }
 
 func (c *wsConn) Ended(s *hub.Subscription, code protocol.Code, reason string) {
 	c.mu.Lock()

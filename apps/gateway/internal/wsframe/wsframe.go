@@ -28,7 +28,6 @@ const (
 
 // Close codes the gateway itself uses (RFC 6455, section 7.4.1).
 const (
-	CloseNormal        = 1000
 	CloseProtocolError = 1002
 	CloseNoStatus      = 1005
 )
@@ -141,9 +140,6 @@ type Reader struct {
 	msg    []byte
 	tooBig bool
 }
-
-// Idle reports whether no frame or message is partly read.
-func (r *Reader) Idle() bool { return r.nhdr == 0 && !r.inFrame && r.msgOp == 0 }
 
 // Feed parses p, calling emit for every complete event in order. It stops at
 // the first protocol error, or when emit returns false (ErrStopped).

@@ -97,7 +97,7 @@ func TestReaderParsesEveryFrameKindWhateverTheChunking(t *testing.T) {
 		if !reflect.DeepEqual(out, want) {
 			t.Fatalf("chunks of %d:\n got %.200v\nwant %.200v", size, out, want)
 		}
-		if !r.Idle() || r.msg != nil || r.control != nil {
+		if r.nhdr != 0 || r.inFrame || r.msgOp != 0 || r.msg != nil || r.control != nil {
 			t.Fatalf("chunks of %d: reader keeps state after whole messages", size)
 		}
 	}
