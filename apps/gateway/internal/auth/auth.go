@@ -33,7 +33,8 @@ type RevocationStore interface {
 }
 
 // Claims is what a verified token says: who it is for and what it permits.
-// Times are Unix seconds.
+// Times are Unix seconds. The connections using one token share its Claims:
+// never modify them.
 type Claims struct {
 	// App is the app id (the token's sub).
 	App string

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"crypto/ecdsa"
+	"crypto/sha256"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
@@ -34,6 +35,7 @@ type Verifier struct {
 	revocations RevocationStore
 	now         func() time.Time
 	parser      *jwt.Parser
+	cache       *verifiedCache
 }
 
 // NewVerifier builds a Verifier. A Config without Issuer, Audience, Keys or
@@ -55,6 +57,7 @@ func NewVerifier(cfg Config) *Verifier {
 			jwt.WithoutClaimsValidation(), // Verify checks every claim itself
 			jwt.WithStrictDecoding(),      // one encoding per token: no malleable trailing bits
 		),
+		cache: newVerifiedCache(),
 	}
 }
 
@@ -74,6 +77,9 @@ func (v *Verifier) configured() *protocol.Error {
 // client must stop rather than simply fetch a new token). A Verifier built
 // from an incomplete Config answers CodeInternal. Messages say why and never
 // include the token.
+//
+// A token that passed is remembered (cache.go): the same token again skips the
+// signature check while its key is unchanged, and gets the same *Claims.
 func (v *Verifier) Verify(token string) (*Claims, *protocol.Error) {
 	if perr := v.configured(); perr != nil {
 		return nil, perr
@@ -88,9 +94,25 @@ func (v *Verifier) Verify(token string) (*Claims, *protocol.Error) {
 		return nil, unauthenticated("token is malformed: a compact JWS has three dot-separated parts")
 	}
 
+	h := sha256.Sum256([]byte(token))
+	if e := v.cache.get(h); e != nil {
+		if e.stillSigned(v.keys) {
+			now := v.now().Unix()
+			if perr := notYetValid(e.claims.IssuedAt, e.nbf, e.hasNbf, now); perr != nil {
+				return nil, perr
+			}
+			if perr := v.live(e.claims, now, false); perr != nil {
+				return nil, perr
+			}
+			return e.claims, nil
+		}
+		v.cache.drop(h)
+	}
+
 	set := claimSet{}
 	var keyErr *protocol.Error
 	keyLookedUp := false
+	signer := &verified{}
 	tok, err := v.parser.ParseWithClaims(token, &set, func(t *jwt.Token) (any, error) {
 		keyLookedUp = true
 		key, perr := v.keyFor(t)
@@ -98,6 +120,9 @@ func (v *Verifier) Verify(token string) (*Claims, *protocol.Error) {
 			keyErr = perr
 			return nil, perr
 		}
+		signer.kid, _ = t.Header["kid"].(string)
+		signer.alg, _ = t.Header["alg"].(string)
+		signer.key = key
 		return key, nil
 	})
 	switch {
@@ -115,6 +140,9 @@ func (v *Verifier) Verify(token string) (*Claims, *protocol.Error) {
 	if perr := v.live(c, now, false); perr != nil {
 		return nil, perr
 	}
+	signer.claims = c
+	signer.nbf, signer.hasNbf, _ = set.numericDate("nbf")
+	v.cache.put(h, signer)
 	return c, nil
 }
 
@@ -242,13 +270,21 @@ func (v *Verifier) claims(set claimSet, now int64) (*Claims, *protocol.Error) {
 	if c.Permissions, perr = set.permissions(); perr != nil {
 		return nil, perr
 	}
-	if hasNbf && nbf > now+Leeway {
-		return nil, unauthenticated("token is not valid yet (nbf)")
-	}
-	if iat > now+Leeway {
-		return nil, unauthenticated("token iat is in the future")
+	if perr := notYetValid(iat, nbf, hasNbf, now); perr != nil {
+		return nil, perr
 	}
 	return c, nil
+}
+
+// notYetValid applies nbf and iat (with Leeway) at now.
+func notYetValid(iat, nbf int64, hasNbf bool, now int64) *protocol.Error {
+	if hasNbf && nbf > now+Leeway {
+		return unauthenticated("token is not valid yet (nbf)")
+	}
+	if iat > now+Leeway {
+		return unauthenticated("token iat is in the future")
+	}
+	return nil
 }
 
 // live applies the checks that can change after a token was accepted:
