@@ -64,12 +64,19 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[session]struct{}
-	byJTI    map[string]map[session]struct{}
+	byJTI    map[string]*tokenSessions
 	byApp    map[string]map[session]struct{}
 	draining bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
+}
+
+// tokenSessions are the live sessions using one token, and the timer that ends
+// them when it expires: one timer per token, however many connections share it.
+type tokenSessions struct {
+	sessions map[session]struct{}
+	expiry   *time.Timer
 }
 
 // session is a live authenticated client (WebSocket connection or SSE stream).
@@ -108,7 +115,7 @@ func New(opt Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		opt: opt, log: opt.Logger,
-		sessions: map[session]struct{}{}, byJTI: map[string]map[session]struct{}{}, byApp: map[string]map[session]struct{}{},
+		sessions: map[session]struct{}{}, byJTI: map[string]*tokenSessions{}, byApp: map[string]map[session]struct{}{},
 		ctx: ctx, cancel: cancel,
 	}
 	p, err := newPoller(opt.Logger)
@@ -163,12 +170,12 @@ func (s *Server) track(sess session, old *auth.Claims) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old != nil {
-		removeFrom(s.byJTI, old.JTI, sess)
+		s.removeFromToken(old.JTI, sess)
 		removeFrom(s.byApp, old.App, sess)
 	}
 	s.sessions[sess] = struct{}{}
 	if c != nil {
-		addTo(s.byJTI, c.JTI, sess)
+		s.addToToken(c, sess)
 		addTo(s.byApp, c.App, sess)
 	}
 }
@@ -178,8 +185,63 @@ func (s *Server) untrack(sess session) {
 	defer s.mu.Unlock()
 	delete(s.sessions, sess)
 	if c := sess.claims(); c != nil {
-		removeFrom(s.byJTI, c.JTI, sess)
+		s.removeFromToken(c.JTI, sess)
 		removeFrom(s.byApp, c.App, sess)
+	}
+}
+
+// addToToken registers sess under its token, arming the token's expiry timer
+// when it is the first; called with s.mu held.
+func (s *Server) addToToken(c *auth.Claims, sess session) {
+	ts := s.byJTI[c.JTI]
+	if ts == nil {
+		ts = &tokenSessions{sessions: map[session]struct{}{}}
+		jti := c.JTI
+		ts.expiry = time.AfterFunc(time.Until(time.Unix(c.ExpiresAt, 0)), func() { s.tokenExpired(jti) })
+		s.byJTI[jti] = ts
+	}
+	ts.sessions[sess] = struct{}{}
+}
+
+// removeFromToken is addToToken's reverse; called with s.mu held.
+func (s *Server) removeFromToken(jti string, sess session) {
+	ts := s.byJTI[jti]
+	if ts == nil {
+		return
+	}
+	delete(ts.sessions, sess)
+	if len(ts.sessions) == 0 {
+		ts.expiry.Stop()
+		delete(s.byJTI, jti)
+	}
+}
+
+// tokenExpired ends the sessions of an expired token (a refreshed session has
+// moved to its new token already). A jti names one token, so its sessions expire
+// together; one whose claims say otherwise keeps the timer going.
+func (s *Server) tokenExpired(jti string) {
+	now := time.Now().Unix()
+	var victims []session
+	s.mu.Lock()
+	if ts := s.byJTI[jti]; ts != nil {
+		next := int64(0)
+		for sess := range ts.sessions {
+			c := sess.claims()
+			switch {
+			case c == nil || c.ExpiresAt <= now:
+				victims = append(victims, sess)
+			case next == 0 || c.ExpiresAt < next:
+				next = c.ExpiresAt
+			}
+		}
+		if next != 0 {
+			ts.expiry.Reset(time.Until(time.Unix(next, 0)))
+		}
+	}
+	s.mu.Unlock()
+	for _, sess := range victims {
+		s.opt.Metrics.ExpiryCloses.Inc()
+		sess.terminate(protocol.CodeTokenExpired, "token expired")
 	}
 }
 
@@ -216,7 +278,15 @@ func (s *Server) EndpointChanged(old, new *catalog.Endpoint) {
 
 // TokenRevoked closes every session using the token at once.
 func (s *Server) TokenRevoked(jti string) {
-	s.terminateWhere(s.byJTI, jti, func(*auth.Claims) bool { return true }, "token revoked")
+	s.mu.Lock()
+	var victims []session
+	if ts := s.byJTI[jti]; ts != nil {
+		for sess := range ts.sessions {
+			victims = append(victims, sess)
+		}
+	}
+	s.mu.Unlock()
+	s.revoke(victims, "token revoked")
 }
 
 // AppRevoked closes the app's sessions whose token was issued before notBefore.
@@ -225,18 +295,18 @@ func (s *Server) AppRevoked(appID string, notBefore int64) {
 	if notBefore == math.MaxInt64 {
 		reason = "app deleted"
 	}
-	s.terminateWhere(s.byApp, appID, func(c *auth.Claims) bool { return c.IssuedAt < notBefore }, reason)
-}
-
-func (s *Server) terminateWhere(index map[string]map[session]struct{}, key string, match func(*auth.Claims) bool, reason string) {
 	s.mu.Lock()
 	var victims []session
-	for sess := range index[key] {
-		if c := sess.claims(); c != nil && match(c) {
+	for sess := range s.byApp[appID] {
+		if c := sess.claims(); c != nil && c.IssuedAt < notBefore {
 			victims = append(victims, sess)
 		}
 	}
 	s.mu.Unlock()
+	s.revoke(victims, reason)
+}
+
+func (s *Server) revoke(victims []session, reason string) {
 	for _, sess := range victims {
 		s.opt.Metrics.RevocationCloses.Inc()
 		sess.terminate(protocol.CodeTokenRevoked, reason)

@@ -56,11 +56,6 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	defer s.untrack(st)
 	s.opt.Metrics.Connections.WithLabelValues("sse").Inc()
 	defer s.opt.Metrics.Connections.WithLabelValues("sse").Dec()
-	expiry := time.AfterFunc(time.Until(time.Unix(claims.ExpiresAt, 0)), func() {
-		s.opt.Metrics.ExpiryCloses.Inc()
-		st.terminate(protocol.CodeTokenExpired, "token expired")
-	})
-	defer expiry.Stop()
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -64,13 +64,12 @@ type wsConn struct {
 
 	// mu guards the fields below; never held while writing to the socket.
 	mu       sync.Mutex
-	tok      *auth.Claims
-	subs     map[string]*hub.Subscription // by canonical path
-	expiry   *time.Timer
+	tok      *auth.Claims // shared with the token's other connections: read only
+	subs     subSet
 	authTime *time.Timer
 	ended    bool
 
-	publishes chan struct{} // semaphore for publishes in flight
+	publishes chan struct{} // semaphore for publishes in flight, made by the first
 	closeOnce sync.Once
 	done      chan struct{}
 }
@@ -123,8 +122,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		rc:        rc,
 		out:       outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
 		rd:        wsframe.Reader{Limit: protocol.MaxFrameBytes},
-		subs:      map[string]*hub.Subscription{},
-		publishes: make(chan struct{}, maxPublishesInFlight),
 		done:      make(chan struct{}),
 	}
 	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
@@ -293,8 +290,9 @@ func (c *wsConn) authenticate(f *protocol.ClientFrame) {
 	c.authenticated(claims, f.ID, old)
 }
 
-// authenticated installs claims (first auth or refresh), re-checks existing
-// subscriptions against the new permissions, and arms the expiry timer.
+// authenticated installs claims (first auth or refresh) and re-checks existing
+// subscriptions against the new permissions. The token's expiry is watched by
+// the server's registry (track).
 func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims) {
 	c.mu.Lock()
 	if c.ended {
@@ -306,18 +304,11 @@ func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims)
 		c.authTime.Stop()
 		c.authTime = nil
 	}
-	if c.expiry != nil {
-		c.expiry.Stop()
-	}
-	c.expiry = time.AfterFunc(time.Until(time.Unix(claims.ExpiresAt, 0)), func() {
-		c.srv.opt.Metrics.ExpiryCloses.Inc()
-		c.terminate(protocol.CodeTokenExpired, "token expired")
-	})
 	var revoked []*hub.Subscription
-	for path, s := range c.subs {
-		if !claims.Permissions.Allows(protocol.OpSubscribe, path) {
-			revoked = append(revoked, s)
-			delete(c.subs, path)
+	for _, e := range c.subs.all() {
+		if !claims.Permissions.Allows(protocol.OpSubscribe, e.path) {
+			revoked = append(revoked, e.sub)
+			c.subs.delete(e.path)
 		}
 	}
 	c.mu.Unlock()
@@ -337,10 +328,10 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	}
 	path := f.Endpoint.String()
 	c.mu.Lock()
-	_, dup := c.subs[path]
-	full := len(c.subs) >= c.srv.opt.MaxSubscriptions
+	_, dup := c.subs.get(path)
+	full := c.subs.len() >= c.srv.opt.MaxSubscriptions
 	if !dup && !full {
-		c.subs[path] = nil // reserved while the hub registers it
+		c.subs.set(path, nil) // reserved while the hub registers it
 	}
 	c.mu.Unlock()
 	if dup {
@@ -358,7 +349,7 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	})
 	c.mu.Lock()
 	if herr != nil || c.ended {
-		delete(c.subs, path)
+		c.subs.delete(path)
 		c.mu.Unlock()
 		if herr != nil {
 			c.sendError(f.ID, kafkaError(f.Endpoint.Topic, herr))
@@ -367,16 +358,16 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 		}
 		return
 	}
-	c.subs[path] = s
+	c.subs.set(path, s)
 	c.mu.Unlock()
 }
 
 func (c *wsConn) unsubscribe(f *protocol.ClientFrame) {
 	path := f.Endpoint.String()
 	c.mu.Lock()
-	s, ok := c.subs[path]
+	s, ok := c.subs.get(path)
 	if ok && s != nil {
-		delete(c.subs, path)
+		c.subs.delete(path)
 	}
 	c.mu.Unlock()
 	if !ok || s == nil {
@@ -399,14 +390,15 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 		c.sendError(f.ID, err)
 		return
 	}
+	slots := c.publishSlots()
 	select {
-	case c.publishes <- struct{}{}:
+	case slots <- struct{}{}:
 	case <-c.done:
 		return
 	}
 	id, path := f.ID, f.Endpoint
 	go func() {
-		defer func() { <-c.publishes }()
+		defer func() { <-slots }()
 		ack, err := c.srv.publish(c.srv.ctx, claims, path, value)
 		if err != nil {
 			c.sendError(id, err)
@@ -417,6 +409,17 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	}()
 }
 
+// publishSlots returns the semaphore for publishes in flight, made on first use:
+// most connections only subscribe.
+func (c *wsConn) publishSlots() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.publishes == nil {
+		c.publishes = make(chan struct{}, maxPublishesInFlight)
+	}
+	return c.publishes
+}
+
 // The hub.Sink methods. They run with hub locks held: only enqueue.
 
 func (c *wsConn) Deliver(f *hub.Frame) { c.push(item{frame: f}) }
@@ -425,8 +428,8 @@ func (c *wsConn) Gap(g protocol.Gap) { c.push(item{raw: wsNotice(g)}) }
 
 func (c *wsConn) Ended(s *hub.Subscription, code protocol.Code, reason string) {
 	c.mu.Lock()
-	if c.subs[s.Path] == s {
-		delete(c.subs, s.Path)
+	if cur, _ := c.subs.get(s.Path); cur == s {
+		c.subs.delete(s.Path)
 	}
 	c.mu.Unlock()
 	c.send(protocol.Encode(protocol.Unsubscribed{Type: "unsubscribed", Endpoint: s.Path, Code: code, Reason: reason}))
@@ -642,18 +645,15 @@ func (c *wsConn) close() {
 		close(c.done)
 		c.mu.Lock()
 		c.ended = true
-		subs := c.subs
-		c.subs = nil
-		if c.expiry != nil {
-			c.expiry.Stop()
-		}
+		subs := c.subs.all()
+		c.subs = subSet{}
 		if c.authTime != nil {
 			c.authTime.Stop()
 		}
 		c.mu.Unlock()
-		for _, s := range subs {
-			if s != nil {
-				s.Close()
+		for _, e := range subs {
+			if e.sub != nil {
+				e.sub.Close()
 			}
 		}
 		c.out.close()
