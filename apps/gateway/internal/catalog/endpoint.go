@@ -73,10 +73,10 @@ func (e *Endpoint) Allows(op protocol.Op) bool {
 func (e *Endpoint) ValidatePayload(data []byte) *protocol.Error {
 	switch e.Format {
 	case FormatJSON:
+		if !protocol.ValidJSON(data) {
+			return invalidJSON(data)
+		}
 		if e.schema == nil {
-			if !json.Valid(data) {
-				return invalidJSON(data)
-			}
 			return nil
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
@@ -113,6 +113,10 @@ func invalidJSON(data []byte) *protocol.Error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid JSON (byte %d: %s)", se.Offset, se.Error())
+	}
+	if i := firstInvalidUTF8(data); i < len(data) {
+		// Subscribers get JSON in text frames, which must be UTF-8.
+		return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid UTF-8 (byte %d)", i)
 	}
 	return protocol.Errorf(protocol.CodeInvalidPayload, "payload is not valid JSON")
 }

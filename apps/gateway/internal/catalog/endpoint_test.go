@@ -165,6 +165,16 @@ func TestValidatePayloadFormats(t *testing.T) {
 		mustContain(t, err.Message, "not valid JSON")
 	}
 
+	// JSON syntax with a string that is not UTF-8 would reach subscribers as
+	// base64 (frames are text): refused at publish instead.
+	for _, e := range []*Endpoint{j, schemaEndpoint(t, map[string]any{"type": "object"})} {
+		err := e.ValidatePayload([]byte("{\"a\":\"b\xffc\"}"))
+		if err == nil || err.Code != protocol.CodeInvalidPayload {
+			t.Fatalf("json with invalid UTF-8 (schema %v): %v", e.schema != nil, err)
+		}
+		mustContain(t, err.Message, "not valid UTF-8 (byte 7)")
+	}
+
 	txt := &Endpoint{Format: FormatText}
 	if err := txt.ValidatePayload([]byte("héllo ✓")); err != nil {
 		t.Error(err)

@@ -66,7 +66,7 @@ func AppendMessage(dst []byte, m *Message) []byte {
 func EncodingFor(format string, value []byte) DataEncoding {
 	switch format {
 	case "json":
-		if len(value) > 0 && json.Valid(value) {
+		if ValidJSON(value) {
 			return DataJSON
 		}
 	case "text":

@@ -14,6 +14,8 @@ func TestAppendMessageIsValidJSONForEveryEncoding(t *testing.T) {
 	}{
 		{"json", `{"price":411.2}`, map[string]any{"price": 411.2}},
 		{"json", `not json`, "bm90IGpzb24="}, // falls back to base64
+		// JSON whose string is not UTF-8 cannot go in a text frame as is.
+		{"json", "{\"a\":\"\xff\"}", "eyJhIjoi/yJ9"},
 		{"text", "line\n\"quoted\" \u2028", "line\n\"quoted\" \u2028"},
 		{"text", "\xff\xfe", "//4="},
 		{"bytes", "\x00\x01\x02", "AAEC"},
