@@ -128,13 +128,15 @@ func New(opt Options) *Server {
 	return s
 }
 
-// pingLoop pings every WebSocket connection each PingInterval and drops those
-// silent for longer than IdleTimeout. One loop for the node instead of a timer
-// per connection keeps idle connections cheap.
+// pingLoop visits every WebSocket connection each PingInterval (wsConn.ping:
+// pings those with no traffic, drops those that leave a ping unanswered for
+// IdleTimeout). One loop for the node instead of a timer per connection keeps
+// idle connections cheap.
 func (s *Server) pingLoop() {
 	t := time.NewTicker(s.opt.PingInterval)
 	defer t.Stop()
 	defer s.poller.close()
+	prevRound := time.Now().UnixNano()
 	for {
 		var now time.Time
 		select {
@@ -151,8 +153,9 @@ func (s *Server) pingLoop() {
 		}
 		s.mu.Unlock()
 		for _, c := range conns {
-			c.ping(now)
+			c.ping(now, prevRound)
 		}
+		prevRound = now.UnixNano()
 	}
 }
 

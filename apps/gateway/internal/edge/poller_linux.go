@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -119,3 +120,14 @@ func (p *epoller) run() {
 }
 
 func (p *epoller) close() { _ = p.file.Close() }
+
+// userTimeoutSupported says setUserTimeout works here: the ping loop then
+// leaves connections with traffic to it.
+const userTimeoutSupported = true
+
+// setUserTimeout makes the kernel drop the connection when data it sent stays
+// unacknowledged for d (TCP_USER_TIMEOUT): a vanished peer of a connection
+// carrying messages is found without pinging it.
+func setUserTimeout(fd int, d time.Duration) error {
+	return unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(d.Milliseconds()))
+}

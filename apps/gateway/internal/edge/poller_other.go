@@ -5,6 +5,7 @@ package edge
 import (
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // goPoller is the portable poller: one goroutine per connection waits in Go's
@@ -62,3 +63,8 @@ func (p *goPoller) forget(c *wsConn) {
 }
 
 func (p *goPoller) close() {}
+
+// Without TCP_USER_TIMEOUT the ping loop pings every connection.
+const userTimeoutSupported = false
+
+func setUserTimeout(int, time.Duration) error { return nil }

@@ -29,7 +29,9 @@ type item struct {
 	// final marks a session's last bytes (pushFinal); the connection closes
 	// grace after they are written.
 	final bool
-	grace time.Duration
+	// keepalive marks a WebSocket ping: not traffic, for the ping loop.
+	keepalive bool
+	grace     time.Duration
 }
 
 // wire is what a WebSocket writes for the item.

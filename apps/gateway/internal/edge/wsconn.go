@@ -62,6 +62,12 @@ type wsConn struct {
 	pollID   uint64
 	lastRead atomic.Int64 // unix ns; idle connections are found by the ping loop
 
+	// lastWrite (unix ns) is when frames other than pings were last written;
+	// pingedAt, only touched by the ping loop, is when the oldest unanswered
+	// ping went out (0: none).
+	lastWrite atomic.Int64
+	pingedAt  int64
+
 	// mu guards the fields below; never held while writing to the socket.
 	mu       sync.Mutex
 	tok      *auth.Claims // shared with the token's other connections: read only
@@ -129,6 +135,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.fdOpen = true
+	if err := setUserTimeout(c.fd, s.opt.IdleTimeout); err != nil {
+		s.log.Warn("cannot set TCP_USER_TIMEOUT", "err", err)
+	}
 	c.lastRead.Store(time.Now().UnixNano())
 	s.opt.Metrics.Connections.WithLabelValues("ws").Inc()
 	s.track(c, nil)
@@ -573,9 +582,12 @@ func (c *wsConn) writeLoop(batch []item, skip int) {
 func (c *wsConn) wrote(batch []item) {
 	m := c.srv.opt.Metrics
 	var messages, bytes int
-	nowMs := time.Now().UnixMilli()
+	traffic := false
+	now := time.Now()
+	nowMs := now.UnixMilli()
 	for i := range batch {
 		it := &batch[i]
+		traffic = traffic || !it.keepalive
 		if it.frame != nil {
 			messages++
 			bytes += len(it.frame.Wire())
@@ -591,6 +603,9 @@ func (c *wsConn) wrote(batch []item) {
 		m.MessagesOut.Add(float64(messages))
 		m.BytesOut.Add(float64(bytes))
 	}
+	if traffic {
+		c.lastWrite.Store(now.UnixNano())
+	}
 	c.out.recycle(batch)
 }
 
@@ -602,14 +617,29 @@ func (c *wsConn) writeFailed() {
 
 var pingFrame = wsframe.Append(nil, wsframe.OpPing, nil)
 
-// ping sends a WebSocket ping so idle connections through proxies stay open; a
-// peer that has sent nothing, not even the pong, for the idle timeout is dropped.
-func (c *wsConn) ping(now time.Time) {
-	if now.UnixNano()-c.lastRead.Load() > int64(c.srv.opt.IdleTimeout) {
+// ping runs at every round of the ping loop (prevRound: the previous round's
+// time, unix ns). A connection that has left a ping unanswered (no pong, no
+// frame) for the idle timeout is dropped. One that had frames written since the
+// previous round needs no ping: that traffic keeps proxies open, and a peer that
+// stops acknowledging it is dropped by the kernel (TCP_USER_TIMEOUT, set to the
+// idle timeout). At a message per client every few seconds, that spares a ping,
+// a pong and three system calls per connection and round. Others get a ping.
+func (c *wsConn) ping(now time.Time, prevRound int64) {
+	n := now.UnixNano()
+	if c.pingedAt != 0 && c.lastRead.Load() >= c.pingedAt {
+		c.pingedAt = 0 // answered
+	}
+	if c.pingedAt != 0 && n-c.pingedAt >= int64(c.srv.opt.IdleTimeout) {
 		go c.close()
 		return
 	}
-	c.push(item{raw: pingFrame})
+	if userTimeoutSupported && c.lastWrite.Load() > prevRound {
+		return
+	}
+	if c.pingedAt == 0 {
+		c.pingedAt = n
+	}
+	c.push(item{raw: pingFrame, keepalive: true})
 }
 
 // terminate sends a closing notice and a close frame with code, then closes. It
