@@ -70,7 +70,12 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	// A first comment confirms the subscription at once: curl and some proxies hold
 	// the headers back until body bytes arrive, which would otherwise be the first
 	// message or the keepalive 25 s later.
-	_, _ = w.Write([]byte(": subscribed " + p.String() + "\n\n"))
+	//
+	// Its id line carries where delivery starts (subscribed.seq of the WebSocket
+	// protocol): an event with an id but no data sets the stream's last event id
+	// without dispatching anything, so an EventSource that reconnects before the
+	// first message sends it as Last-Event-ID and loses nothing.
+	_, _ = w.Write(appendSubscribed(nil, p.String(), sub))
 	flusher.Flush()
 
 	// Every write gets a deadline: a client that stopped reading would otherwise
@@ -144,7 +149,7 @@ func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
 		if len(parts) == 3 {
 			p, err1 := strconv.ParseInt(parts[1], 10, 32)
 			seq, err2 := strconv.ParseInt(parts[2], 10, 64)
-			if err1 == nil && err2 == nil && p >= 0 && seq >= 0 {
+			if err1 == nil && err2 == nil && p >= 0 && seq >= -1 {
 				return protocol.From{Kind: protocol.FromPosition, Epoch: parts[0], Partition: int32(p), Seq: seq}, nil
 			}
 		}
@@ -164,14 +169,28 @@ func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
 	}
 }
 
+// appendSubscribed writes the block that opens a stream: the subscribed comment
+// and the start position as the event id.
+func appendSubscribed(dst []byte, path string, sub *hub.Subscription) []byte {
+	dst = append(dst, ": subscribed "...)
+	dst = append(dst, path...)
+	dst = append(dst, '\n')
+	dst = appendID(dst, sub.Epoch, sub.Partition, sub.Seq)
+	return append(dst, '\n', '\n')
+}
+
+func appendID(dst []byte, epoch string, partition int32, seq int64) []byte {
+	dst = append(dst, "id: "...)
+	dst = append(dst, epoch...)
+	dst = append(dst, ':')
+	dst = strconv.AppendInt(dst, int64(partition), 10)
+	dst = append(dst, ':')
+	return strconv.AppendInt(dst, seq, 10)
+}
+
 func appendEvent(dst []byte, it *item) []byte {
 	if f := it.frame; f != nil {
-		dst = append(dst, "id: "...)
-		dst = append(dst, f.Epoch...)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, int64(f.Partition), 10)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, f.Seq, 10)
+		dst = appendID(dst, f.Epoch, f.Partition, f.Seq)
 		dst = append(dst, "\nevent: message\ndata: "...)
 		dst = f.AppendSSE(dst)
 		return append(dst, "\n\n"...)
