@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strconv"
@@ -192,10 +193,36 @@ func appendEvent(dst []byte, it *item) []byte {
 	if f := it.frame; f != nil {
 		dst = appendID(dst, f.Epoch, f.Partition, f.Seq)
 		dst = append(dst, "\nevent: message\ndata: "...)
+		start := len(dst)
 		dst = f.AppendSSE(dst)
+		if bytes.ContainsAny(dst[start:], "\r\n") {
+			dst = splitDataLines(dst, start)
+		}
 		return append(dst, "\n\n"...)
 	}
 	return append(dst, it.raw...) // already a whole event
+}
+
+// splitDataLines continues dst[start:] on a new "data:" line at each line break.
+// A JSON record is embedded as it is, and one written pretty-printed has line
+// breaks (outside its strings, which cannot hold raw ones): in an event stream
+// each would end the data line and cut the JSON short. EventSource joins data
+// lines with "\n", which gives back the same JSON value.
+func splitDataLines(dst []byte, start int) []byte {
+	data := append([]byte(nil), dst[start:]...)
+	dst = dst[:start]
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\r', '\n':
+			if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			dst = append(dst, "\ndata: "...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 func newSSEQueue(opt Options) outQueue {
