@@ -612,7 +612,7 @@ export class SluiceClient extends Emitter<ClientEvents> {
       (answer) => {
         if (answer.type === "subscribed") {
           sub.notFoundRetries = 0;
-          sub.handleSubscribed(answer.epoch, answer.partition);
+          sub.handleSubscribed(answer.epoch, answer.partition, answer.seq);
         }
       },
       (err: SluiceError) => {

@@ -189,7 +189,8 @@ function decodeFrom(raw: unknown): From {
   const partition = raw["partition"] as number;
   if (partition < 0 || partition > 0x7fffffff) throw new Error("from.partition: out of range");
   if (raw["seq"] === undefined) throw new Error("from.seq: missing");
-  if ((raw["seq"] as number) < 0) throw new Error("from.seq: must be >= 0");
+  // -1 is the position before offset 0 (what "subscribed" says for an empty partition).
+  if ((raw["seq"] as number) < -1) throw new Error("from.seq: must be >= -1");
   return { epoch: raw["epoch"] as string, partition, seq: raw["seq"] as number };
 }
 
@@ -230,6 +231,12 @@ export interface SubscribedFrame {
   endpoint: string;
   epoch: string;
   partition: number;
+  /**
+   * The offset just before the first message the subscription can deliver (-1:
+   * before offset 0): resuming from {epoch, partition, seq} before any message
+   * loses nothing. Absent from gateways older than this field.
+   */
+  seq?: number;
 }
 export interface UnsubscribedFrame {
   type: "unsubscribed";
@@ -293,6 +300,8 @@ export type ServerFrame =
   | ClosingFrame;
 
 type FieldKind = "string" | "int" | "any";
+// Fields checked only when present: older gateways leave them out.
+const OPTIONAL_INT_FIELDS: Partial<Record<ServerFrame["type"], string[]>> = { subscribed: ["seq"], unsubscribed: ["code"] };
 const SERVER_FIELDS: Record<ServerFrame["type"], Record<string, FieldKind>> = {
   authenticated: { app: "string", expires_at: "int" },
   subscribed: { endpoint: "string", epoch: "string", partition: "int" },
@@ -326,6 +335,11 @@ export function decodeServerFrame(text: string): ServerFrame | null {
     const v = raw[name];
     const ok = kind === "string" ? typeof v === "string" : kind === "int" ? Number.isInteger(v) : v !== undefined;
     if (!ok) throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: ${name} missing or not a ${kind}`);
+  }
+  for (const name of OPTIONAL_INT_FIELDS[raw["type"] as ServerFrame["type"]] ?? []) {
+    if (raw[name] !== undefined && !Number.isInteger(raw[name])) {
+      throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: ${name} must be an integer`);
+    }
   }
   if (raw["id"] !== undefined && typeof raw["id"] !== "string") {
     throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: id must be a string`);

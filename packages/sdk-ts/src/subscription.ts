@@ -1,7 +1,8 @@
 /**
  * A subscription to one endpoint. It outlives connections: the client re-sends it
- * after every reconnect from the last delivered position, and it drops anything
- * at or before that position, so a handler sees every message once.
+ * after every reconnect from the last delivered position (before any message:
+ * from the start position the gateway acknowledged), and it drops anything at
+ * or before that position, so a handler sees every message once.
  */
 import type { SluiceError } from "./errors.js";
 import { Emitter } from "./events.js";
@@ -37,6 +38,11 @@ export interface SubscribedInfo {
   endpoint: string;
   epoch: string;
   partition: number;
+  /**
+   * The offset just before the first message this subscription can deliver (-1:
+   * before offset 0); undefined from a gateway that does not send it.
+   */
+  seq: number | undefined;
   /** True when this acknowledgement follows a reconnect (the subscription resumed). */
   resumed: boolean;
 }
@@ -69,7 +75,9 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
   private state: State = "pending";
   private readonly from: From;
   private readonly createdAt: number;
-  private lastPosition: Position | undefined;
+  // Where to resume: the last delivered message, or before any, the start
+  // position of the latest acknowledgement.
+  private resumeAt: Position | undefined;
   private epoch: string | undefined;
   // Highest seq delivered per partition within `epoch`: the dedupe window.
   private readonly lastSeq = new Map<number, number>();
@@ -105,9 +113,14 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
     this.onListenerError = (err) => host.reportError(err);
   }
 
-  /** The position of the last delivered message: resume from it with `{ from: sub.position }`. */
+  /**
+   * Where this subscription stands: the position of the last delivered message,
+   * or, before any, the position the gateway said delivery starts after. Resume
+   * from it with `{ from: sub.position }` (in another process, too) without loss.
+   * Undefined before the first acknowledgement.
+   */
   get position(): Position | undefined {
-    return this.lastPosition;
+    return this.resumeAt;
   }
 
   /** True until the subscription ended. */
@@ -128,14 +141,15 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
 
   /**
    * Where the gateway should start on (re)subscribing: right after the last
-   * delivered message. Before any message, the original `from` still names the
-   * same start — except "latest", whose start moved on while disconnected: then
-   * the time the caller subscribed (PROTOCOL.md has no position for "the end
-   * when I subscribed"; see README).
+   * delivered message or, before any, right after the start position the
+   * gateway acknowledged (`subscribed.seq`), so nothing produced while
+   * disconnected is lost even from "latest". A gateway that sends no seq leaves
+   * the original `from`, which still names the same start — except "latest",
+   * whose start moved on: then the time the caller subscribed.
    * @internal
    */
   resumeFrom(): From {
-    if (this.lastPosition) return this.lastPosition;
+    if (this.resumeAt) return this.resumeAt;
     if (this.from === "latest" && this.wasSent) return { time: this.createdAt };
     return this.from;
   }
@@ -151,12 +165,18 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
   }
 
   /** @internal */
-  handleSubscribed(epoch: string, partition: number): void {
+  handleSubscribed(epoch: string, partition: number, seq?: number): void {
     if (this.state === "ended") return;
     this.state = "active";
     if (this.epoch !== undefined && this.epoch !== epoch) this.lastSeq.clear();
     this.epoch = epoch;
-    const info: SubscribedInfo = { endpoint: this.endpoint, epoch, partition, resumed: this.acknowledged > 0 };
+    // A resume is acknowledged with the position it asked for; only a start in
+    // another epoch or partition (the topic was recreated) moves it.
+    const at = this.resumeAt;
+    if (seq !== undefined && (!at || at.epoch !== epoch || at.partition !== partition)) {
+      this.resumeAt = { epoch, partition, seq };
+    }
+    const info: SubscribedInfo = { endpoint: this.endpoint, epoch, partition, seq, resumed: this.acknowledged > 0 };
     this.acknowledged++;
     this.resolveReady(info);
     this.emit("subscribed", info);
@@ -182,7 +202,7 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
     }
     this.lastSeq.set(frame.partition, frame.seq);
     const position = { epoch: frame.epoch, partition: frame.partition, seq: frame.seq };
-    this.lastPosition = position;
+    this.resumeAt = position;
     const message: Message<T> = {
       endpoint: this.endpoint,
       data: (frame.encoding === "base64" && typeof frame.data === "string" ? base64ToBytes(frame.data) : frame.data) as T,

@@ -1,11 +1,13 @@
-// The shared protocol vectors (packages/protocol/vectors) through frames.ts and paths.ts.
+// The shared protocol vectors (packages/protocol/vectors) through frames.ts,
+// paths.ts and, for server frames, the subscription's handling of them.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 
-import { ClientFrameError, decodeClientFrame, encodeClientFrame, type ClientFrame } from "./frames.js";
+import { ClientFrameError, decodeClientFrame, decodeServerFrame, encodeClientFrame, type ClientFrame } from "./frames.js";
 import { parsePath } from "./paths.js";
 import { ProtocolError } from "./errors.js";
+import { Subscription, type Message } from "./subscription.js";
 
 const vectors = (name: string) => JSON.parse(readFileSync(new URL(`../../protocol/vectors/${name}`, import.meta.url), "utf8"));
 
@@ -105,4 +107,125 @@ describe("vectors/paths.json", () => {
       assert.equal(parsePath(c.canonical as string).canonical, c.canonical);
     });
   }
+});
+
+interface ServerFrameVector {
+  name: string;
+  type: string;
+  input?: { endpoint: string; epoch: string; partition: number; seq: number; ts: number; format: string; value?: string; value_hex?: string };
+  delivers?: "json" | "text" | "bytes";
+  json: string;
+  fields: Record<string, unknown>;
+  sse?: string;
+}
+
+const serverFrames = vectors("server-frames.json") as { frames: ServerFrameVector[] };
+
+function recordBytes(input: NonNullable<ServerFrameVector["input"]>): Uint8Array {
+  if (input.value !== undefined) return new TextEncoder().encode(input.value);
+  return Uint8Array.from((input.value_hex ?? "").match(/../g) ?? [], (h) => parseInt(h, 16));
+}
+
+// A subscription outside a client, to run frames through the SDK's own handling.
+function bareSubscription<T>(endpoint: string): Subscription<T> {
+  return new Subscription<T>({ unsubscribe: async () => {}, reportError: (err) => assert.fail(String(err)) }, endpoint, "latest", 0);
+}
+
+// What an EventSource hands its listener for one event: data lines joined with "\n".
+function parseSSE(text: string): { id?: string; event?: string; data?: string; comments: string[] } {
+  const out: { id?: string; event?: string; data?: string; comments: string[] } = { comments: [] };
+  const data: string[] = [];
+  for (const line of text.replace(/\n\n$/, "").split("\n")) {
+    if (line.startsWith(":")) out.comments.push(line.slice(1).trim());
+    else if (line.startsWith("id: ")) out.id = line.slice(4);
+    else if (line.startsWith("event: ")) out.event = line.slice(7);
+    else if (line.startsWith("data: ")) data.push(line.slice(6));
+    else assert.fail(`unexpected SSE line ${JSON.stringify(line)}`);
+  }
+  if (data.length > 0) out.data = data.join("\n");
+  return out;
+}
+
+describe("vectors/server-frames.json", () => {
+  it("covers every server frame kind", () => {
+    const kinds = new Set(serverFrames.frames.map((v) => v.type));
+    for (const k of ["authenticated", "subscribed", "unsubscribed", "message", "gap", "published", "error", "closing", "pong"]) assert.ok(kinds.has(k), k);
+  });
+
+  for (const v of serverFrames.frames) {
+    it(`decodes ${v.name}`, () => {
+      const frame = decodeServerFrame(v.json);
+      assert.ok(frame, "a known frame type");
+      assert.deepEqual(frame, v.fields);
+
+      if (frame.type === "message") {
+        const input = v.input!;
+        const sub = bareSubscription<unknown>(input.endpoint);
+        const got: Message<unknown>[] = [];
+        sub.on("message", (m) => got.push(m));
+        assert.equal(sub.handleMessage(frame), true);
+        const m = got[0]!;
+        assert.deepEqual(m.position, { epoch: input.epoch, partition: input.partition, seq: input.seq });
+        assert.equal(m.ts, input.ts);
+        switch (v.delivers) {
+          case "json":
+            assert.deepEqual(m.data, JSON.parse(input.value!));
+            assert.equal(m.encoding, undefined);
+            break;
+          case "text":
+            assert.equal(m.data, input.value);
+            break;
+          case "bytes":
+            assert.equal(m.encoding, "base64");
+            assert.deepEqual(m.data, recordBytes(input));
+            break;
+          default:
+            assert.fail(`message vector without delivers: ${v.delivers}`);
+        }
+      }
+      if (frame.type === "subscribed") {
+        const sub = bareSubscription(frame.endpoint);
+        sub.handleSubscribed(frame.epoch, frame.partition, frame.seq);
+        // Before any message, the acknowledged start is where the subscription resumes.
+        assert.deepEqual(sub.position, { epoch: frame.epoch, partition: frame.partition, seq: frame.seq });
+        assert.deepEqual(sub.resumeFrom(), sub.position);
+      }
+      if (frame.type === "gap") {
+        const sub = bareSubscription(frame.endpoint);
+        sub.handleSubscribed(frame.epoch, frame.partition, 0);
+        const gaps: unknown[] = [];
+        sub.on("gap", (g) => gaps.push(g));
+        sub.handleGap(frame);
+        assert.deepEqual(gaps, [{ endpoint: frame.endpoint, epoch: frame.epoch, partition: frame.partition, fromSeq: frame.from_seq, toSeq: frame.to_seq, reason: frame.reason }]);
+      }
+    });
+
+    if (v.sse !== undefined) {
+      it(`reads the SSE event of ${v.name}`, () => {
+        const ev = parseSSE(v.sse!);
+        const f = v.fields as Record<string, unknown>;
+        if (v.type === "subscribed") {
+          assert.deepEqual(ev.comments, [`subscribed ${f["endpoint"]}`]);
+          assert.equal(ev.id, `${f["epoch"]}:${f["partition"]}:${f["seq"]}`);
+          assert.equal(ev.data, undefined); // sets the last event id, dispatches nothing
+          return;
+        }
+        assert.equal(ev.event, v.type);
+        const data = JSON.parse(ev.data!) as Record<string, unknown>;
+        if (v.type === "message") {
+          // The same object without "type"; the position is the event id.
+          const { type: _type, ...rest } = f;
+          assert.deepEqual(data, rest);
+          assert.equal(ev.id, `${f["epoch"]}:${f["partition"]}:${f["seq"]}`);
+        } else {
+          assert.deepEqual(data, f);
+        }
+      });
+    }
+  }
+
+  it("refuses a subscribed frame whose seq is not an integer", () => {
+    assert.throws(() => decodeServerFrame('{"type":"subscribed","endpoint":"/a/b","epoch":"E","partition":0,"seq":"7"}'), ProtocolError);
+    assert.deepEqual(decodeServerFrame('{"type":"subscribed","endpoint":"/a/b","epoch":"E","partition":0}'), { type: "subscribed", endpoint: "/a/b", epoch: "E", partition: 0 });
+  });
 });

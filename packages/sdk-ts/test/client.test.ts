@@ -177,11 +177,39 @@ describe("reconnect and resume", () => {
     assert.deepEqual(states, ["disconnected", "connecting", "connected"]);
   });
 
-  it("resumes every subscription; one that had no message yet starts where it asked (earliest) or at the time it subscribed (latest)", async () => {
+  it("resumes every subscription; one that had no message yet resumes from its acknowledged start, so nothing produced while away is lost (latest included)", async () => {
     const { server, client } = await setup();
+    for (let i = 0; i < 3; i++) server.append("/a/late", `old ${i}`); // seqs 0..2, before the subscription
+    const early = client.subscribe<string>("/a/early", { from: "earliest" });
+    const late = client.subscribe<string>("/a/late");
+    const got: Message<string>[] = [];
+    for (const s of [early, late]) s.on("message", (m) => got.push(m));
+    const [earlyInfo, lateInfo] = await Promise.all([early.ready, late.ready]);
+    assert.deepEqual(earlyInfo, { endpoint: "/a/early", epoch: "E1", partition: 0, seq: -1, resumed: false });
+    assert.deepEqual(lateInfo, { endpoint: "/a/late", epoch: "E1", partition: 0, seq: 2, resumed: false });
+    // Before any message, position is where delivery starts: usable in another process too.
+    assert.deepEqual(late.position, { epoch: "E1", partition: 0, seq: 2 });
+    server.connections[0]!.drop();
+    // Produced while the client is away (synchronously: it cannot have reconnected yet).
+    server.append("/a/early", "e0");
+    server.append("/a/late", "l3");
+    server.append("/a/late", "l4");
+    const conn = await server.connection(1);
+    const frames = [await conn.nextFrame("subscribe"), await conn.nextFrame("subscribe")];
+    const byEndpoint = Object.fromEntries(frames.map((f) => [f.endpoint, f.from]));
+    assert.deepEqual(byEndpoint["/a/early"], { epoch: "E1", partition: 0, seq: -1 });
+    assert.deepEqual(byEndpoint["/a/late"], { epoch: "E1", partition: 0, seq: 2 });
+    await waitFor(() => got.length === 3, "the three messages produced while away");
+    assert.deepEqual(got.map((m) => m.data).sort(), ["e0", "l3", "l4"]);
+    assert.deepEqual(late.position, { epoch: "E1", partition: 0, seq: 4 });
+  });
+
+  it("against a gateway that sends no subscribed.seq, one that had no message yet restarts where it asked (earliest) or at the time it subscribed (latest)", async () => {
+    const { server, client } = await setup({ omitSubscribedSeq: true });
     const early = client.subscribe("/a/early", () => {}, { from: "earliest" });
     const late = client.subscribe("/a/late", () => {});
     await Promise.all([early.ready, late.ready]);
+    assert.equal(late.position, undefined);
     server.connections[0]!.drop();
     const conn = await server.connection(1);
     const frames = [await conn.nextFrame("subscribe"), await conn.nextFrame("subscribe")];
@@ -190,7 +218,27 @@ describe("reconnect and resume", () => {
     const t = (byEndpoint["/a/late"] as { time: number }).time;
     assert.ok(typeof t === "number" && t <= Date.now() && t > Date.now() - 60_000, `time ${t}`);
     const info = await new Promise((resolve) => late.once("subscribed", resolve));
-    assert.deepEqual(info, { endpoint: "/a/late", epoch: "E1", partition: 0, resumed: true });
+    assert.deepEqual(info, { endpoint: "/a/late", epoch: "E1", partition: 0, seq: undefined, resumed: true });
+  });
+
+  it("a start acknowledged in a new epoch replaces the old epoch's position", async () => {
+    const { server, client } = await setup();
+    const sub = client.subscribe<string>("/t/k", { from: "earliest" });
+    const got = collect(sub);
+    server.append("/t/k", "a");
+    await waitFor(() => got.length === 1, "old epoch");
+    server.connections[0]!.drop();
+    server.recreate("/t/k", "E2"); // empty: nothing delivered after the resume
+    const conn = await server.connection(1);
+    assert.deepEqual((await conn.nextFrame("subscribe")).from, { epoch: "E1", partition: 0, seq: 0 });
+    await waitFor(() => sub.position?.epoch === "E2", "position in the new epoch");
+    assert.deepEqual(sub.position, { epoch: "E2", partition: 0, seq: -1 });
+    server.connections[1]!.drop();
+    server.append("/t/k", "b"); // seq 0 of E2, produced while away
+    const again = await server.connection(2);
+    assert.deepEqual((await again.nextFrame("subscribe")).from, { epoch: "E2", partition: 0, seq: -1 });
+    await waitFor(() => got.length === 2, "the new epoch's first message");
+    assert.deepEqual(got.map((m) => [m.position.epoch, m.position.seq, m.data]), [["E1", 0, "a"], ["E2", 0, "b"]]);
   });
 
   it("reconnects and resumes after 1012 (node shutting down)", async () => {

@@ -39,6 +39,8 @@ export interface FakeServerOptions {
   refuseConnections?: number;
   /** The app id in authenticated frames. */
   app?: string;
+  /** Leave `seq` out of subscribed frames, like gateways before it existed. Default false. */
+  omitSubscribedSeq?: boolean;
 }
 
 export class FakeConnection {
@@ -231,20 +233,32 @@ export class FakeServer {
     }
     const log = this.log(endpoint);
     c.subscriptions.add(endpoint);
-    c.send({ type: "subscribed", id: f.id, endpoint, epoch: log.epoch, partition: log.partition });
     const from = f.from as From;
     let replay: FakeRecord[] = [];
-    if (from === "earliest") replay = log.records;
-    else if (typeof from === "object" && "time" in from) replay = log.records.filter((r) => r.ts >= from.time);
-    else if (typeof from === "object") {
+    let epochGap = false;
+    // subscribed.seq as the gateway defines it: just before the first record it can deliver.
+    let seq = (log.records[log.records.length - 1]?.seq ?? -1);
+    if (from === "earliest") {
+      replay = log.records;
+      seq = (log.records[0]?.seq ?? 0) - 1;
+    } else if (typeof from === "object" && "time" in from) {
+      replay = log.records.filter((r) => r.ts >= from.time);
+      if (replay[0]) seq = replay[0].seq - 1;
+    } else if (typeof from === "object") {
       const pos = from as Position;
       if (pos.epoch !== log.epoch || pos.partition !== log.partition) {
-        c.send({ type: "gap", endpoint, epoch: log.epoch, partition: log.partition, from_seq: 0, to_seq: 0, reason: "epoch" });
+        epochGap = true;
         replay = log.records;
+        seq = (log.records[0]?.seq ?? 0) - 1;
       } else {
         replay = log.records.filter((r) => r.seq > pos.seq - (this.options.resumeOverlap ?? 0));
+        seq = pos.seq;
       }
     }
+    const ack: Record<string, unknown> = { type: "subscribed", id: f.id, endpoint, epoch: log.epoch, partition: log.partition, seq };
+    if (this.options.omitSubscribedSeq) delete ack["seq"];
+    c.send(ack);
+    if (epochGap) c.send({ type: "gap", endpoint, epoch: log.epoch, partition: log.partition, from_seq: 0, to_seq: 0, reason: "epoch" });
     for (const r of replay) this.deliver(c, endpoint, log, r);
   }
 }

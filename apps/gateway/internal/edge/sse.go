@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strconv"
@@ -65,7 +66,12 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	// A first comment confirms the subscription at once: curl and some proxies hold
 	// the headers back until body bytes arrive, which would otherwise be the first
 	// message or the keepalive 25 s later.
-	_, _ = w.Write([]byte(": subscribed " + p.String() + "\n\n"))
+	//
+	// Its id line carries where delivery starts (subscribed.seq of the WebSocket
+	// protocol): an event with an id but no data sets the stream's last event id
+	// without dispatching anything, so an EventSource that reconnects before the
+	// first message sends it as Last-Event-ID and loses nothing.
+	_, _ = w.Write(appendSubscribed(nil, p.String(), sub))
 	flusher.Flush()
 
 	// Every write gets a deadline: a client that stopped reading would otherwise
@@ -139,7 +145,7 @@ func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
 		if len(parts) == 3 {
 			p, err1 := strconv.ParseInt(parts[1], 10, 32)
 			seq, err2 := strconv.ParseInt(parts[2], 10, 64)
-			if err1 == nil && err2 == nil && p >= 0 && seq >= 0 {
+			if err1 == nil && err2 == nil && p >= 0 && seq >= -1 {
 				return protocol.From{Kind: protocol.FromPosition, Epoch: parts[0], Partition: int32(p), Seq: seq}, nil
 			}
 		}
@@ -159,19 +165,59 @@ func sseFrom(r *http.Request) (protocol.From, *protocol.Error) {
 	}
 }
 
+// appendSubscribed writes the block that opens a stream: the subscribed comment
+// and the start position as the event id.
+func appendSubscribed(dst []byte, path string, sub *hub.Subscription) []byte {
+	dst = append(dst, ": subscribed "...)
+	dst = append(dst, path...)
+	dst = append(dst, '\n')
+	dst = appendID(dst, sub.Epoch, sub.Partition, sub.Seq)
+	return append(dst, '\n', '\n')
+}
+
+func appendID(dst []byte, epoch string, partition int32, seq int64) []byte {
+	dst = append(dst, "id: "...)
+	dst = append(dst, epoch...)
+	dst = append(dst, ':')
+	dst = strconv.AppendInt(dst, int64(partition), 10)
+	dst = append(dst, ':')
+	return strconv.AppendInt(dst, seq, 10)
+}
+
 func appendEvent(dst []byte, it *item) []byte {
 	if f := it.frame; f != nil {
-		dst = append(dst, "id: "...)
-		dst = append(dst, f.Epoch...)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, int64(f.Partition), 10)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, f.Seq, 10)
+		dst = appendID(dst, f.Epoch, f.Partition, f.Seq)
 		dst = append(dst, "\nevent: message\ndata: "...)
+		start := len(dst)
 		dst = f.AppendSSE(dst)
+		if bytes.ContainsAny(dst[start:], "\r\n") {
+			dst = splitDataLines(dst, start)
+		}
 		return append(dst, "\n\n"...)
 	}
 	return append(dst, it.raw...) // already a whole event
+}
+
+// splitDataLines continues dst[start:] on a new "data:" line at each line break.
+// A JSON record is embedded as it is, and one written pretty-printed has line
+// breaks (outside its strings, which cannot hold raw ones): in an event stream
+// each would end the data line and cut the JSON short. EventSource joins data
+// lines with "\n", which gives back the same JSON value.
+func splitDataLines(dst []byte, start int) []byte {
+	data := append([]byte(nil), dst[start:]...)
+	dst = dst[:start]
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\r', '\n':
+			if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			dst = append(dst, "\ndata: "...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 func newSSEQueue(opt Options) outQueue {

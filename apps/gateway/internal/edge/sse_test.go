@@ -2,10 +2,13 @@ package edge
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
 func newTestSSEStream(t *testing.T, capacity int, policy SlowPolicy) *sseStream {
@@ -72,5 +75,26 @@ func TestSSEDroppedBacklogBecomesAGapEvent(t *testing.T) {
 	}
 	if ev := string(batch[0].raw); !strings.HasPrefix(ev, "event: gap\ndata: {") || !strings.HasSuffix(ev, "}\n\n") || !strings.Contains(ev, `"from_seq":1,"to_seq":3`) {
 		t.Fatalf("gap event = %q", ev)
+	}
+}
+
+// The stream opens with the subscribed comment and, as the id of an event
+// without data, where delivery starts: an EventSource that reconnects before
+// the first message sends it back as Last-Event-ID, which resumes from there
+// (-1, before offset 0, included).
+func TestSSEStartsWithTheSubscribedPositionAsLastEventID(t *testing.T) {
+	got := string(appendSubscribed(nil, "/a/1", &hub.Subscription{Epoch: "E", Partition: 2, Seq: -1}))
+	if want := ": subscribed /a/1\nid: E:2:-1\n\n"; got != want {
+		t.Fatalf("opening block %q, want %q", got, want)
+	}
+	r := httptest.NewRequest("GET", "/sse/a/1", nil)
+	r.Header.Set("Last-Event-ID", "E:2:-1")
+	from, perr := sseFrom(r)
+	if perr != nil || from != (protocol.From{Kind: protocol.FromPosition, Epoch: "E", Partition: 2, Seq: -1}) {
+		t.Fatalf("Last-Event-ID E:2:-1 -> %+v, %v", from, perr)
+	}
+	r.Header.Set("Last-Event-ID", "E:2:-2")
+	if _, perr := sseFrom(r); perr == nil {
+		t.Fatal("E:2:-2 accepted")
 	}
 }

@@ -40,6 +40,10 @@ func newFrame(m *protocol.Message) *Frame {
 	}
 }
 
+// NewFrame encodes a message frame outside the fan-out, for tests of the
+// writers that send it.
+func NewFrame(m *protocol.Message) *Frame { return newFrame(m) }
+
 // frameOverhead is what a "message" frame adds to its endpoint, epoch and data:
 // names, punctuation and three numbers.
 const frameOverhead = 112

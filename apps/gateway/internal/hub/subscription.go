@@ -20,6 +20,12 @@ type Subscription struct {
 	Path      string
 	Epoch     string
 	Partition int32
+	// Seq is the offset just before the first message the subscription can
+	// deliver on Partition: every message after it arrives or is reported in a
+	// gap, none at or before it is delivered. A client that saw no message yet
+	// resumes from {Epoch, Partition, Seq} (PROTOCOL.md, "Subscribing"). -1 is
+	// the position before offset 0. Set before ready is called; never changes.
+	Seq int64
 
 	// mu guards the fields below. Held while calling the sink.
 	mu      sync.Mutex
@@ -36,9 +42,16 @@ type Subscription struct {
 // Subscribe registers sink for the concrete endpoint p (already authorised by the
 // caller) starting at from, and returns once the subscription is registered;
 // catch-up reads continue in the background. format is the endpoint's payload
-// format. ready, if not nil, is called once the subscription's epoch and partition
-// are known and before its first delivery (the place to queue an acknowledgement);
-// it runs with hub locks held and must not block.
+// format. ready, if not nil, is called once the subscription's epoch, partition
+// and start position (Seq) are known and before its first delivery or gap (the
+// place to queue an acknowledgement); it runs with hub locks held and must not
+// block.
+//
+// Where Seq can only come from Kafka (from earliest, a time, or a position in
+// another epoch or partition: the catch-up's first offset), Subscribe asks
+// Kafka before it registers the subscription, so the acknowledgement carries
+// the exact start rather than a guess; a failure there is returned like one
+// of acquiring the topic.
 func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, from protocol.From, sink Sink, ready func(*Subscription)) (*Subscription, error) {
 	if h.ctx.Err() != nil {
 		return nil, ErrClosed
@@ -55,6 +68,16 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 		Epoch:     t.meta.Epoch,
 		Partition: h.backend.PartitionFor(key, t.meta.Partitions),
 		lastSeq:   -1,
+	}
+	begin := startAt{next: -1}
+	if s.startNeedsKafka(from) {
+		// Before any lock: the start offset is read before registration, which
+		// loses nothing (the catch-up reads from it up to an end read after
+		// registration, and the live stream covers what follows).
+		if begin, err = s.resolveStart(ctx, t.name, from); err != nil {
+			h.releaseTopic(t)
+			return nil, err
+		}
 	}
 
 	sh := h.shardFor(p.Topic, key)
@@ -74,10 +97,26 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 	ep.mu.Lock()
 	sh.mu.Unlock()
 	h.stats.Subscriptions.Add(1)
+	switch {
+	case from.Kind == protocol.FromLatest:
+		// Read under ep.mu: every record at or after next reaches this endpoint
+		// (dispatch stores next before a worker takes ep.mu to route it), and
+		// the ones before it that are still on their way are skipped, so the
+		// subscription's stream is exactly "after Seq".
+		s.Seq = ep.topic.next[s.Partition].Load() - 1
+	case begin.next >= 0:
+		s.Seq = begin.next - 1
+	default: // a position in this epoch and partition: exactly after it
+		s.Seq = from.Seq
+	}
+	s.lastSeq = s.Seq
 	if ready != nil {
 		ready(s)
 	}
-	h.attach(s, from)
+	if begin.epochChanged {
+		s.gap(0, 0, "epoch")
+	}
+	h.attach(s, from, begin.next)
 	ep.mu.Unlock()
 	if extraRef {
 		h.releaseTopic(t) // only now: topicsMu comes before the shard and endpoint locks
@@ -88,8 +127,9 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 // attach adds s to its endpoint, called with ep.mu held. A subscription from the
 // live end, or a resume the cache can serve, is live at once; the cache hand-over
 // happens under ep.mu, so no live record slips in between. Anything else starts a
-// catch-up read.
-func (h *Hub) attach(s *Subscription, from protocol.From) {
+// catch-up read, from next when Subscribe already resolved it (else from the
+// position in from).
+func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 	ep := s.ep
 	ep.subs = append(ep.subs, s)
 	ep.idleSince = time.Time{}
@@ -97,17 +137,15 @@ func (h *Hub) attach(s *Subscription, from protocol.From) {
 		s.live = true
 		return
 	}
-	if from.Kind == protocol.FromPosition && from.Seq == math.MaxInt64 {
+	if next < 0 && from.Seq == math.MaxInt64 {
 		// Nothing can follow it (and Seq+1 would overflow): live from here on.
-		s.lastSeq = from.Seq
 		s.live = true
 		return
 	}
-	if from.Kind == protocol.FromPosition && from.Epoch == s.Epoch && from.Partition == s.Partition {
+	if next < 0 {
 		if frames, ok := ep.cachedFrom(from.Seq + 1); ok {
 			h.stats.CacheHits.Add(1)
 			s.mu.Lock()
-			s.lastSeq = from.Seq
 			for _, f := range frames {
 				s.deliverLocked(f)
 			}
@@ -121,7 +159,7 @@ func (h *Hub) attach(s *Subscription, from protocol.From) {
 	s.cancel = cancel
 	s.mu.Unlock()
 	h.stats.CatchUps.Add(1)
-	go s.catchUp(cctx, from)
+	go s.catchUp(cctx, from, next)
 }
 
 // deliverLive is called by dispatch with ep.mu held.
@@ -157,8 +195,8 @@ func (s *Subscription) deliverLocked(f *Frame) {
 
 // catchUp reads Kafka from the requested start up to the live stream, then
 // switches the subscription to live delivery.
-func (s *Subscription) catchUp(ctx context.Context, from protocol.From) {
-	next := int64(-1) // unknown until startOffset succeeds
+// next is the first offset to read, or -1 to find it from the position in from.
+func (s *Subscription) catchUp(ctx context.Context, from protocol.From, next int64) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := s.readToEnd(ctx, from, &next)
@@ -213,35 +251,55 @@ func (s *Subscription) goLive() bool {
 	return true
 }
 
-// startOffset turns from into the first offset to read, reporting gaps for a
-// position Kafka no longer holds or a topic that was recreated.
+// startAt is where a catch-up begins when only Kafka can say: next is the first
+// offset to read (-1: not resolved, the subscription starts at a position of its
+// own epoch and partition).
+type startAt struct {
+	next         int64
+	epochChanged bool // the position named another epoch or partition
+}
+
+// startNeedsKafka says whether the subscription's first offset, and so its Seq,
+// is known only once Kafka answered.
+func (s *Subscription) startNeedsKafka(from protocol.From) bool {
+	switch from.Kind {
+	case protocol.FromEarliest, protocol.FromTime:
+		return true
+	case protocol.FromPosition:
+		return from.Epoch != s.Epoch || from.Partition != s.Partition
+	}
+	return false
+}
+
+// resolveStart finds the first offset for earliest, a time, or a position of
+// another epoch or partition (the topic was recreated, or its partitions
+// changed: delivery restarts at the log start after an "epoch" gap).
+func (s *Subscription) resolveStart(ctx context.Context, topic string, from protocol.From) (startAt, error) {
+	b := s.hub.backend
+	if from.Kind == protocol.FromTime {
+		next, err := b.OffsetAfter(ctx, topic, s.Partition, from.Time)
+		return startAt{next: next}, err
+	}
+	first, _, err := b.Offsets(ctx, topic, s.Partition)
+	if err != nil {
+		return startAt{next: -1}, err
+	}
+	return startAt{next: first, epochChanged: from.Kind == protocol.FromPosition}, nil
+}
+
+// startOffset turns a position of the subscription's own epoch and partition
+// into the first offset to read, reporting a gap for what Kafka no longer holds.
 func (s *Subscription) startOffset(ctx context.Context, from protocol.From) (int64, error) {
-	b, topic := s.hub.backend, s.ep.topic.name
-	start, end, err := b.Offsets(ctx, topic, s.Partition)
+	first, end, err := s.hub.backend.Offsets(ctx, s.ep.topic.name, s.Partition)
 	if err != nil {
 		return -1, err
 	}
-	switch from.Kind {
-	case protocol.FromEarliest:
-		return start, nil
-	case protocol.FromTime:
-		return b.OffsetAfter(ctx, topic, s.Partition, from.Time)
-	case protocol.FromPosition:
-		if from.Epoch != s.Epoch || from.Partition != s.Partition {
-			s.gap(0, 0, "epoch")
-			return start, nil
-		}
-		want := from.Seq + 1
-		s.mu.Lock()
-		s.lastSeq = from.Seq
-		s.mu.Unlock()
-		if want < start {
-			s.gap(want, start, "retention")
-			return start, nil
-		}
-		return min(want, end), nil
+	want := from.Seq + 1
+	if want < first {
+		s.gap(want, first, "retention")
+		return first, nil
 	}
-	return end, nil
+	return min(want, end), nil
 }
 
 func (s *Subscription) readUpToEnd(ctx context.Context, topic string, next *int64) error {

@@ -138,13 +138,16 @@ type Authenticated struct {
 	ExpiresAt int64  `json:"expires_at"`
 }
 
-// Subscribed answers subscribe.
+// Subscribed answers subscribe. Seq is the position just before the first
+// message the subscription can deliver (-1: before offset 0), so a client that
+// received nothing yet resumes from {Epoch, Partition, Seq} without loss.
 type Subscribed struct {
 	Type      string `json:"type"`
 	ID        string `json:"id,omitempty"`
 	Endpoint  string `json:"endpoint"`
 	Epoch     string `json:"epoch"`
 	Partition int32  `json:"partition"`
+	Seq       int64  `json:"seq"`
 }
 
 // Unsubscribed answers unsubscribe, or ends a subscription (Code set).

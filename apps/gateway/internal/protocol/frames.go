@@ -43,7 +43,8 @@ const (
 )
 
 // From is a decoded "from": a kind plus, for FromTime, Time (ms) or, for
-// FromPosition, the position of the last message the client saw.
+// FromPosition, the position of the last message the client saw (or the one a
+// "subscribed" answer named; Seq -1 is the position before offset 0).
 type From struct {
 	Kind      FromKind
 	Time      int64
@@ -188,8 +189,10 @@ func decodeFrom(raw json.RawMessage) (From, *Error) {
 		return From{}, Errorf(CodeBadFrame, "from.partition: out of range")
 	case obj.Seq == nil:
 		return From{}, Errorf(CodeBadFrame, "from.seq: missing")
-	case *obj.Seq < 0:
-		return From{}, Errorf(CodeBadFrame, "from.seq: must be >= 0")
+	case *obj.Seq < -1:
+		// -1 is the position before offset 0, as "subscribed" says for an
+		// empty partition.
+		return From{}, Errorf(CodeBadFrame, "from.seq: must be >= -1")
 	}
 	return From{Kind: FromPosition, Epoch: *obj.Epoch, Partition: int32(*obj.Partition), Seq: *obj.Seq}, nil
 }

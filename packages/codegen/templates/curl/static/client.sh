@@ -81,7 +81,8 @@ content_type_of() {
 
 # subscribe PATH: prints {"subscribed":PATH} once the gateway accepted the
 # subscription, then one JSON line per message until killed. Reconnects with
-# backoff and resumes after the last message received (Last-Event-ID).
+# backoff and resumes after the last message received (Last-Event-ID) or, before
+# any, after the start position the stream opened with.
 subscribe() {
   need_path "${1:-}"
   need_token
@@ -103,8 +104,9 @@ subscribe() {
     if [ -n "$last_id" ]; then
       set -- "$@" -H "Last-Event-ID: $last_id"
     elif [ -n "$subscribed" ]; then
-      # Nothing received yet: continue from when the first subscription started
-      # (whole seconds, so at worst a message from just before it shows up).
+      # Nothing received and no start position (a gateway that sends none):
+      # continue from when the first subscription started (whole seconds, so
+      # at worst a message from just before it shows up).
       query="?from=${subscribed}000"
     fi
     auth_config | curl "$@" "$GATEWAY_URL/sse$sub_path$query" >"$fifo" &
@@ -168,7 +170,12 @@ read_stream() {
 
 # Handles one complete event. Returns non-zero when the stream must not resume.
 dispatch() {
-  [ -z "$data" ] && return 0
+  # An event without data but with an id (the stream's opening block) sets the
+  # position to resume from, as in EventSource: where delivery starts.
+  if [ -z "$data" ]; then
+    [ -n "$id" ] && last_id=$id
+    return 0
+  fi
   case $event in
     message)
       # {"endpoint":…,"epoch":…,"partition":…,"seq":…,"ts":…,"data":…} plus the record key.

@@ -42,7 +42,7 @@ export default function Readme({ params }) {
     "## Behaviour",
     "",
     "- The token is sent in the `Authorization` header through curl's config on stdin, so it never appears in the process list.",
-    "- After a dropped connection the script reconnects with a randomised backoff (up to 30 s) and resumes right after the last message it printed (`Last-Event-ID`), so nothing is lost or repeated while Kafka still holds the messages. A range that cannot be delivered is reported on stderr as a `gap`.",
+    "- After a dropped connection the script reconnects with a randomised backoff (up to 30 s) and resumes right after the last message it printed (`Last-Event-ID`) or, before any, after the start position the stream opened with, so nothing is lost or repeated while Kafka still holds the messages. A range that cannot be delivered is reported on stderr as a `gap`.",
     "- It stops (exit 1) when the gateway refuses the token or the endpoint (401, 403, 404), or when the token expires or is revoked: get a new token and start again.",
     "- A publish is retried only when nothing can have been written (no connection, or a gateway node still starting); otherwise it exits non-zero with the gateway's problem message.",
     "- `jq` is not needed; pipe the output through `jq .data` if you have it.",

@@ -648,7 +648,7 @@ func (c *Client) sendSubscribe(conn *websocket.Conn, sub *Subscription) {
 		return
 	}
 	if err == nil {
-		sub.handleSubscribed(str(answer["epoch"]))
+		sub.handleSubscribed(answer)
 		return
 	}
 	var e *Error
@@ -762,7 +762,9 @@ type Subscription struct {
 	err             error
 }
 
-// Position is the position of the last delivered message (nil before any).
+// Position is where the subscription stands: the position of the last delivered
+// message or, before any, the start the gateway acknowledged (subscribed.seq);
+// nil before the first acknowledgement. Resuming from it loses nothing.
 func (s *Subscription) Position() *Position {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -810,8 +812,10 @@ func (s *Subscription) Unsubscribe(ctx context.Context) error {
 	return err
 }
 
-// resumeFrom: after a message, right after it; before any, the original start,
-// except "latest", whose start moved on while disconnected: then the subscribe time.
+// resumeFrom: after a message, right after it; before any, right after the
+// acknowledged start (subscribed.seq). From a gateway that sends no seq: the
+// original start, except "latest", whose start moved on while disconnected:
+// then the subscribe time.
 func (s *Subscription) resumeFrom() any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -827,13 +831,19 @@ func (s *Subscription) resumeFrom() any {
 	return s.from.value
 }
 
-func (s *Subscription) handleSubscribed(epoch string) {
+func (s *Subscription) handleSubscribed(answer map[string]any) {
+	epoch, partition := str(answer["epoch"]), int(num(answer["partition"]))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.epoch != "" && s.epoch != epoch {
 		s.lastSeq = map[int]int64{}
 	}
 	s.epoch = epoch
+	// A resume is acknowledged with the position it asked for; only a start in
+	// another epoch or partition (the topic was recreated) replaces it.
+	if _, ok := answer["seq"].(float64); ok && (s.position == nil || s.position.Epoch != epoch || s.position.Partition != partition) {
+		s.position = &Position{Epoch: epoch, Partition: partition, Seq: num(answer["seq"])}
+	}
 	s.acks++
 	s.notFoundRetries = 0
 	if !isClosed(s.ready) {

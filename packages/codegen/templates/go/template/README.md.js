@@ -27,7 +27,7 @@ export default function Readme({ params }) {
           "<-sub.Ended()",
           "```",
           "",
-          "Handlers run on the connection's reader goroutine, in order; `sub.Position()` is the last delivered position (pass it as `sluice.FromPosition(p)` to resume in a new process).",
+          "Handlers run on the connection's reader goroutine, in order; `sub.Position()` is the last delivered position (before any message: where delivery starts) (pass it as `sluice.FromPosition(p)` to resume in a new process).",
         ]
       : [],
     files: [

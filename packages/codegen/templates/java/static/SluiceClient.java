@@ -610,7 +610,7 @@ public final class SluiceClient implements AutoCloseable {
         request(conn, frame).whenComplete((answer, err) -> {
             if (subs.get(sub.endpoint) != sub) return;
             if (err == null) {
-                sub.handleSubscribed(str(answer.get("epoch")));
+                sub.handleSubscribed(answer);
                 return;
             }
             SluiceException e = asSluice(err instanceof java.util.concurrent.CompletionException ? err.getCause() : err, sub.endpoint);
@@ -716,7 +716,11 @@ public final class SluiceClient implements AutoCloseable {
             this.onGap = onGap;
         }
 
-        /** The position of the last delivered message (null before any). */
+        /**
+         * Where the subscription stands: the position of the last delivered message or, before
+         * any, the start the gateway acknowledged (subscribed.seq); null before the first
+         * acknowledgement. Resuming from it loses nothing.
+         */
         public synchronized Position position() {
             return position;
         }
@@ -755,8 +759,9 @@ public final class SluiceClient implements AutoCloseable {
         }
 
         /**
-         * After a message: right after it. Before any: the original start, except "latest",
-         * whose start moved on while disconnected: then the subscribe time.
+         * After a message: right after it. Before any: right after the acknowledged start
+         * (subscribed.seq). From a gateway that sends no seq: the original start, except
+         * "latest", whose start moved on while disconnected: then the subscribe time.
          */
         synchronized Object resumeFrom() {
             boolean wasSent = sent;
@@ -766,9 +771,17 @@ public final class SluiceClient implements AutoCloseable {
             return from.value;
         }
 
-        synchronized void handleSubscribed(String newEpoch) {
+        synchronized void handleSubscribed(Map<String, Object> answer) {
+            String newEpoch = str(answer.get("epoch"));
+            int partition = (int) num(answer.get("partition"));
             if (epoch != null && !epoch.equals(newEpoch)) lastSeq.clear();
             epoch = newEpoch;
+            // A resume is acknowledged with the position it asked for; only a start in
+            // another epoch or partition (the topic was recreated) replaces it.
+            if (answer.get("seq") instanceof Number seq
+                    && (position == null || !position.epoch().equals(newEpoch) || position.partition() != partition)) {
+                position = new Position(newEpoch, partition, seq.longValue());
+            }
             acks++;
             notFoundRetries = 0;
             ready.complete(null);

@@ -22,7 +22,7 @@ export default function Readme({ params }) {
           "}",
           "```",
           "",
-          "Handlers run on the connection's thread, in order; `sub.position()` is the last delivered position (pass it as `From.position(p)` to resume in a new process).",
+          "Handlers run on the connection's thread, in order; `sub.position()` is the last delivered position (before any message: where delivery starts) (pass it as `From.position(p)` to resume in a new process).",
         ]
       : [],
     files: [

@@ -227,8 +227,9 @@ class Subscription:
         await self._client._unsubscribe(self)
 
     def _resume_from(self) -> Any:
-        # After a message: right after it. Before any: the original start, except
-        # "latest", whose start moved on while disconnected: then the subscribe time.
+        # After a message: right after it. Before any: right after the acknowledged
+        # start (subscribed.seq). From a gateway that sends no seq: the original
+        # start, except "latest", whose start moved on: then the subscribe time.
         if self.position is not None:
             return self.position.to_json()
         if isinstance(self._from, Position):
@@ -237,10 +238,16 @@ class Subscription:
             return {"time": self._created_ms} if self._sent else None
         return self._from
 
-    def _handle_subscribed(self, epoch: str) -> None:
+    def _handle_subscribed(self, answer: Dict[str, Any]) -> None:
+        epoch, partition, seq = answer.get("epoch", ""), int(answer.get("partition", 0)), answer.get("seq")
         if self._epoch is not None and self._epoch != epoch:
             self._last_seq.clear()
         self._epoch = epoch
+        # A resume is acknowledged with the position it asked for; only a start in
+        # another epoch or partition (the topic was recreated) replaces it.
+        pos = self.position
+        if isinstance(seq, int) and (pos is None or pos.epoch != epoch or pos.partition != partition):
+            self.position = Position(epoch, partition, seq)
         self.acknowledgements += 1
         self._not_found_retries = 0
         if not self._ready.done():
@@ -580,7 +587,7 @@ class Client:
             try:
                 answer = await self._request(ws, frame, self.request_timeout)
                 if self._subs.get(sub.endpoint) is sub:
-                    sub._handle_subscribed(answer.get("epoch", ""))
+                    sub._handle_subscribed(answer)
             except SluiceError as err:
                 if self._ws is not ws or self._subs.get(sub.endpoint) is not sub:
                     return

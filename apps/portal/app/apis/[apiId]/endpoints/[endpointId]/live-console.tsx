@@ -264,6 +264,8 @@ export function LiveConsole({ apiId, endpointId, endpoint, operations, mayPublis
     if (!s) return;
     setSubState("paused");
     pausedAt.current = Date.now();
+    // With no message shown yet, where delivery started (the gateway's subscribed.seq).
+    lastPosition.current ??= s.position ?? null;
     sub.current = null;
     await s.unsubscribe().catch((e) => setError(describeError(e)));
     notice("Paused: nothing is received until you resume, which continues after the last message shown.");
@@ -271,7 +273,8 @@ export function LiveConsole({ apiId, endpointId, endpoint, operations, mayPublis
 
   const resume = useCallback(async () => {
     if (!subInfo) return;
-    // Exactly after the last message seen; with none yet, from when it was paused.
+    // Exactly after the last message seen (or, with none, where delivery started);
+    // against a gateway that sends no start position, from when it was paused.
     const from: From = lastPosition.current ?? { time: pausedAt.current ?? Date.now() };
     await subscribe(subInfo.path, from, "Resumed on");
   }, [subInfo, subscribe]);
