@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/gorilla/websocket"
@@ -237,6 +238,12 @@ func (c *wsConn) onEvent(ev wsframe.Event) bool {
 	case wsframe.Message:
 		if ev.Op != wsframe.OpText {
 			c.sendError("", protocol.Errorf(protocol.CodeBadFrame, "frame: must be a text frame holding JSON"))
+			return true
+		}
+		if !utf8.Valid(ev.Data) {
+			// RFC 6455 text is UTF-8; JSON decoding would silently replace the
+			// bad bytes, altering a text payload on its way to Kafka.
+			c.sendError("", protocol.Errorf(protocol.CodeBadFrame, "frame: a text frame must be valid UTF-8"))
 			return true
 		}
 		c.handle(ev.Data)

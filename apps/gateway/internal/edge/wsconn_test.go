@@ -77,6 +77,11 @@ func TestWebSocketFramesLargeBinaryFragmentedAndControl(t *testing.T) {
 	if e := readFrame(t, ws); e["type"] != "error" || e["code"] != float64(protocol.CodeBadFrame) {
 		t.Fatalf("after a binary frame: %v", e)
 	}
+	// Text that is not UTF-8 is refused, not altered.
+	_ = ws.WriteMessage(websocket.TextMessage, []byte("{\"type\":\"ping\",\"id\":\"\xff\"}"))
+	if e := readFrame(t, ws); e["type"] != "error" || e["code"] != float64(protocol.CodeBadFrame) || !strings.Contains(e["message"].(string), "UTF-8") {
+		t.Fatalf("after a text frame with invalid UTF-8: %v", e)
+	}
 	// A text message in three fragments is one frame of the protocol.
 	w, _ := ws.NextWriter(websocket.TextMessage)
 	for _, part := range []string{`{"type":"pi`, `ng","id`, `":"frag"}`} {
