@@ -58,8 +58,9 @@ func (f *failoverSettings) enabled() bool { return f.graceful || f.kill }
 type stormSample struct {
 	at         time.Time
 	cpuTicks   int64
-	brokerOwn  int // B's established connections to the broker port
-	brokerTW   int // TIME_WAIT sockets to the broker port, any process
+	kafkaTicks int64 // the broker process's CPU, when it runs on this machine
+	brokerOwn  int   // B's established connections to the broker port
+	brokerTW   int   // TIME_WAIT sockets to the broker port, any process
 	sampleCost time.Duration
 }
 
@@ -126,6 +127,7 @@ func orchestrateFailover(s *settings) {
 	var samplesMu sync.Mutex
 	stopSampling := make(chan struct{})
 	samplingDone := make(chan struct{})
+	kafkaPid := listenerPid(s.kafka[strings.LastIndexByte(s.kafka, ':')+1:])
 	time.Sleep(time.Until(stopAt.Add(-2 * time.Second)))
 	go func() {
 		defer close(samplingDone)
@@ -134,6 +136,9 @@ func orchestrateFailover(s *settings) {
 		for {
 			t0 := time.Now()
 			smp := stormSample{at: t0, cpuTicks: cpuTicks(nodeB.Process.Pid)}
+			if kafkaPid > 0 {
+				smp.kafkaTicks = cpuTicksOr0(kafkaPid)
+			}
 			if f.sampleBrokerSockets {
 				smp.brokerOwn, smp.brokerTW = brokerSockets(nodeB.Process.Pid, s.kafka[strings.LastIndexByte(s.kafka, ':')+1:])
 			}
@@ -157,6 +162,10 @@ func orchestrateFailover(s *settings) {
 		go func() {
 			profileDone <- fetchProfile("http://"+f.debugB+"/debug/pprof/profile?seconds="+strconv.Itoa(f.profileSeconds), f.profile)
 		}()
+		// Where the catch-ups wait, early in the storm.
+		time.AfterFunc(3*time.Second, func() {
+			log.Print(fetchProfile("http://"+f.debugB+"/debug/pprof/goroutine?debug=1", f.profile+".goroutines-3s.txt"))
+		})
 	} else {
 		profileDone <- ""
 	}
@@ -250,7 +259,7 @@ func orchestrateFailover(s *settings) {
 		total.percentile(0.50), total.percentile(0.99), total.percentile(0.999), float64(total.MaxMicros)/1000)
 	fmt.Printf("node B:                 %.0f catch-up reads from Kafka, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (idle %d KiB)\n",
 		catchUps, cacheResumes, dropped, errFrames, connsB, rssB, idleB)
-	printStormTimeline(samples, stopped, resub, first, f.sampleBrokerSockets)
+	printStormTimeline(samples, stopped, resub, first, f.sampleBrokerSockets, kafkaPid > 0)
 	if profileMsg != "" {
 		fmt.Println(profileMsg)
 	}
@@ -258,7 +267,7 @@ func orchestrateFailover(s *settings) {
 
 // printStormTimeline prints node B's CPU and broker connections per second, with
 // how many clients were back by then.
-func printStormTimeline(samples []stormSample, stopped time.Time, resub, first []int64, sockets bool) {
+func printStormTimeline(samples []stormSample, stopped time.Time, resub, first []int64, sockets, kafkaCPU bool) {
 	if len(samples) < 2 {
 		return
 	}
@@ -266,23 +275,26 @@ func printStormTimeline(samples []stormSample, stopped time.Time, resub, first [
 	if len(first) > 0 {
 		lastBack += slices.Max(first)
 	}
-	var stormTicks int64
+	var stormTicks, stormKafka int64
 	var stormFrom, stormTo time.Time
 	maxOwn, twBase := 0, samples[0].brokerTW
 	var cost time.Duration
 	fmt.Printf("node B per second (t from the stop; CPU %% of one core over the second before; broker = B's connections to the broker; ΔTIME_WAIT = change of TIME_WAIT sockets to the broker port since t=-2, any process):\n")
-	fmt.Printf("  %6s %7s %7s %10s %10s %10s\n", "t s", "CPU %", "broker", "ΔTIME_WAIT", "resubscr.", "1st msg")
+	fmt.Printf("  %6s %7s %9s %7s %10s %10s %10s\n", "t s", "CPU %", "Kafka CPU", "broker", "ΔTIME_WAIT", "resubscr.", "1st msg")
 	for i := 1; i < len(samples); i++ {
 		a, b := samples[i-1], samples[i]
 		secs := b.at.Sub(a.at).Seconds()
 		cpu := 100 * float64(b.cpuTicks-a.cpuTicks) / float64(clockTicks()) / secs
 		t := b.at.Sub(stopped)
 		cut := t.Nanoseconds()
-		brokerCol, twCol := "-", "-"
+		brokerCol, twCol, kafkaCol := "-", "-", "-"
+		if kafkaCPU {
+			kafkaCol = strconv.FormatFloat(100*float64(b.kafkaTicks-a.kafkaTicks)/float64(clockTicks())/secs, 'f', 1, 64)
+		}
 		if sockets {
 			brokerCol, twCol = strconv.Itoa(b.brokerOwn), strconv.Itoa(b.brokerTW-twBase)
 		}
-		fmt.Printf("  %6.1f %7.1f %7s %10s %10d %10d\n", t.Seconds(), cpu, brokerCol, twCol, countAtMost(resub, cut), countAtMost(first, cut))
+		fmt.Printf("  %6.1f %7.1f %9s %7s %10s %10d %10d\n", t.Seconds(), cpu, kafkaCol, brokerCol, twCol, countAtMost(resub, cut), countAtMost(first, cut))
 		maxOwn = max(maxOwn, b.brokerOwn)
 		cost += b.sampleCost
 		if !b.at.Before(stopped) && a.at.UnixNano() <= lastBack {
@@ -290,12 +302,17 @@ func printStormTimeline(samples []stormSample, stopped time.Time, resub, first [
 				stormFrom = a.at
 			}
 			stormTicks += b.cpuTicks - a.cpuTicks
+			stormKafka += b.kafkaTicks - a.kafkaTicks
 			stormTo = b.at
 		}
 	}
 	if !stormFrom.IsZero() {
 		secs := stormTo.Sub(stormFrom).Seconds()
-		fmt.Printf("node B during the storm (%.0f s, until the last client's first message): %.2f s CPU = %.0f%% of a core\n", secs, float64(stormTicks)/float64(clockTicks()), 100*float64(stormTicks)/float64(clockTicks())/secs)
+		fmt.Printf("node B during the storm (%.0f s, until the last client's first message): %.2f s CPU = %.0f%% of a core", secs, float64(stormTicks)/float64(clockTicks()), 100*float64(stormTicks)/float64(clockTicks())/secs)
+		if kafkaCPU {
+			fmt.Printf("; the broker: %.2f s = %.0f%% of a core", float64(stormKafka)/float64(clockTicks()), 100*float64(stormKafka)/float64(clockTicks())/secs)
+		}
+		fmt.Println()
 	}
 	if sockets {
 		fmt.Printf("node B's broker connections: at most %d at a sample; sampling cost %.1f ms per sample\n", maxOwn, float64(cost.Microseconds())/1000/float64(len(samples)-1))
@@ -328,6 +345,30 @@ func since(t0 time.Time, ns int64) string {
 		return "?"
 	}
 	return time.Duration(ns - t0.UnixNano()).Round(time.Millisecond).String()
+}
+
+// listenerPid is the pid of the local process listening on port (the Kafka
+// broker of the dev stack), or 0.
+func listenerPid(port string) int {
+	out, err := exec.Command("ss", "-ltnpH", "( sport = :"+port+" )").Output()
+	if err != nil {
+		return 0
+	}
+	i := strings.Index(string(out), "pid=")
+	if i < 0 {
+		return 0
+	}
+	rest := string(out)[i+4:]
+	j := strings.IndexAny(rest, ",)")
+	pid, _ := strconv.Atoi(rest[:max(j, 0)])
+	return pid
+}
+
+func cpuTicksOr0(pid int) int64 {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/stat", pid)); err != nil {
+		return 0
+	}
+	return cpuTicks(pid)
 }
 
 // brokerSockets counts pid's established TCP connections to port (the
