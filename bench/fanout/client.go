@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,97 +23,53 @@ import (
 
 // clientMain runs one load-generator process: n clients that each subscribe to one
 // random key, measuring messages whose send time falls in [from, to).
+//
+// With -resume (the failover scenario) a client whose connection ends moves on to
+// the next URL of -url, after a reconnect delay with full jitter like the SDK's
+// (attempt a waits a uniformly random time in [0, min(max, initial*2^a))), and
+// re-subscribes from the position of the last message it received, or, if none,
+// from its subscribed frame's position. It then checks the per-key counter "n"
+// over the whole run: every n after the first must be the previous one + 1.
 func clientMain(args []string) {
 	fs := flag.NewFlagSet("client", flag.ExitOnError)
 	n := fs.Int("n", 100, "clients")
 	keys := fs.Int("keys", 100, "keys")
 	topic := fs.String("topic", "", "topic")
-	url := fs.String("url", "", "gateway WebSocket URL")
+	urls := fs.String("url", "", "gateway WebSocket URL; with -resume a comma-separated list, tried in turn")
 	token := fs.String("token", "", "token")
 	src := fs.String("src", "127.0.0.2", "source address")
 	seed := fs.Int64("seed", 1, "random seed")
 	ramp := fs.Int("ramp", 500, "connections per second")
 	from := fs.Int64("from", 0, "window start, unix ns")
 	to := fs.Int64("to", 0, "window end, unix ns")
+	resume := fs.Bool("resume", false, "reconnect to the next URL and resume when a connection ends")
+	backoffInitial := fs.Duration("backoff-initial", 500*time.Millisecond, "with -resume: first reconnect delay bound (full jitter)")
+	backoffMax := fs.Duration("backoff-max", 30*time.Second, "with -resume: reconnect delay cap")
 	_ = fs.Parse(args)
 
-	rep := &clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets)}
-	var connected, subscribed atomic.Int64
-	var received, lost, gaps, errs, maxMicros atomic.Int64
-	var bucketsMu sync.Mutex
-
-	dialer := websocket.Dialer{
-		Subprotocols:     []string{"sluice.v1"},
-		HandshakeTimeout: 30 * time.Second,
-		ReadBufferSize:   2048,
-		WriteBufferSize:  512,
-		NetDial:          (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(*src)}, Timeout: 30 * time.Second}).Dial,
+	g := &loadGen{
+		urls: strings.Split(*urls, ","), topic: *topic, from: *from, to: *to,
+		resume: *resume, backoffInitial: *backoffInitial, backoffMax: *backoffMax,
+		rep: &clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets), GapReasons: map[string]int64{}},
+		dialer: websocket.Dialer{
+			Subprotocols:     []string{"sluice.v1"},
+			HandshakeTimeout: 30 * time.Second,
+			ReadBufferSize:   2048,
+			WriteBufferSize:  512,
+			NetDial:          (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(*src)}, Timeout: 30 * time.Second}).Dial,
+		},
+		header: http.Header{"Authorization": {"Bearer " + *token}},
+		open:   map[*websocket.Conn]struct{}{},
 	}
-	header := http.Header{"Authorization": {"Bearer " + *token}}
 	rng := rand.New(rand.NewSource(*seed))
 	interval := time.Second / time.Duration(max(*ramp, 1))
-
-	var conns []*websocket.Conn
-	var connsMu sync.Mutex
 	for i := 0; i < *n; i++ {
-		key := rng.Intn(*keys)
+		c := &benchConn{key: rng.Intn(*keys), rng: rand.New(rand.NewSource(*seed*1_000_003 + int64(i)))}
+		g.conns = append(g.conns, c)
+		g.running.Add(1)
 		go func() {
-			ws, _, err := dialer.Dial(*url, header)
-			if err != nil {
-				errs.Add(1)
-				log.Printf("dial: %v", err)
-				return
-			}
-			connsMu.Lock()
-			conns = append(conns, ws)
-			connsMu.Unlock()
-			connected.Add(1)
-			sub := fmt.Sprintf(`{"type":"subscribe","endpoint":"/%s/k%d"}`, *topic, key)
-			if err := ws.WriteMessage(websocket.TextMessage, []byte(sub)); err != nil {
-				errs.Add(1)
-				return
-			}
-			var lastN int64
-			local := map[int]int64{}
-			for {
-				_, data, err := ws.ReadMessage()
-				if err != nil {
-					bucketsMu.Lock()
-					for b, c := range local {
-						rep.Buckets[b] += c
-					}
-					bucketsMu.Unlock()
-					return
-				}
-				now := time.Now().UnixNano()
-				switch {
-				case bytes.HasPrefix(data, []byte(`{"type":"message"`)):
-					t := fieldInt(data, `"t":`)
-					seq := fieldInt(data, `"n":`)
-					if lastN > 0 && seq > lastN+1 && t >= *from && t < *to {
-						lost.Add(seq - lastN - 1)
-					}
-					lastN = seq
-					if t >= *from && t < *to {
-						received.Add(1)
-						us := (now - t) / 1000
-						local[bucketOf(us)]++
-						for {
-							m := maxMicros.Load()
-							if us <= m || maxMicros.CompareAndSwap(m, us) {
-								break
-							}
-						}
-					}
-				case bytes.HasPrefix(data, []byte(`{"type":"subscribed"`)):
-					subscribed.Add(1)
-				case bytes.HasPrefix(data, []byte(`{"type":"gap"`)):
-					gaps.Add(1)
-				case bytes.HasPrefix(data, []byte(`{"type":"error"`)), bytes.HasPrefix(data, []byte(`{"type":"closing"`)):
-					errs.Add(1)
-					log.Printf("frame: %s", data)
-				}
-			}
+			defer g.running.Done()
+			g.run(c)
 		}()
 		time.Sleep(interval)
 	}
@@ -120,17 +77,245 @@ func clientMain(args []string) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
-	connsMu.Lock()
-	for _, ws := range conns {
+	g.stopping.Store(true)
+	g.mu.Lock()
+	for ws := range g.open {
 		_ = ws.Close()
 	}
-	connsMu.Unlock()
-	time.Sleep(500 * time.Millisecond) // let readers flush their histograms
-	bucketsMu.Lock()
-	rep.Connected, rep.Subscribed = int(connected.Load()), int(subscribed.Load())
-	rep.Received, rep.Lost, rep.Gaps, rep.Errors, rep.MaxMicros = received.Load(), lost.Load(), gaps.Load(), errs.Load(), maxMicros.Load()
-	_ = json.NewEncoder(os.Stdout).Encode(rep)
-	bucketsMu.Unlock()
+	g.mu.Unlock()
+	waited := make(chan struct{})
+	go func() { g.running.Wait(); close(waited) }()
+	select { // readers flush their histograms as they return
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		log.Printf("client: some connections still in a reconnect delay or dial at exit")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := g.rep
+	r.Connected, r.Subscribed = int(g.connected.Load()), int(g.subscribed.Load())
+	r.Received, r.Lost, r.Gaps, r.Errors, r.MaxMicros = g.received.Load(), g.lost.Load(), g.gaps.Load(), g.errs.Load(), g.maxMicros.Load()
+	if g.resume {
+		r.Duplicates, r.DialFailures, r.Closing1012 = g.dups.Load(), g.dialFailures.Load(), g.closing1012.Load()
+		for _, c := range g.conns {
+			c.mu.Lock()
+			r.Conns = append(r.Conns, c.rec)
+			c.mu.Unlock()
+		}
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// loadGen is one load-generator process's clients and counters.
+type loadGen struct {
+	urls                            []string
+	topic                           string
+	from, to                        int64
+	resume                          bool
+	backoffInitial, backoffMax      time.Duration
+	dialer                          websocket.Dialer
+	header                          http.Header
+	conns                           []*benchConn
+	running                         sync.WaitGroup
+	stopping                        atomic.Bool
+	connected, subscribed           atomic.Int64
+	received, lost, gaps, errs      atomic.Int64
+	dups, dialFailures, closing1012 atomic.Int64
+	maxMicros                       atomic.Int64
+	logged                          atomic.Int64
+
+	mu   sync.Mutex // guards rep's histogram and gap reasons, and open
+	rep  *clientReport
+	open map[*websocket.Conn]struct{}
+}
+
+// benchConn is one client: its key and, in resume mode, its last position and
+// what happened to it around the failover.
+type benchConn struct {
+	key int
+	rng *rand.Rand
+
+	mu  sync.Mutex // guards rec (read by the final report)
+	rec connRecord
+	// The position to resume from: the last message's, else the subscribed frame's.
+	epoch          string
+	partition, seq int64
+	havePos        bool
+}
+
+// connRecord is what the orchestrator needs of one client: its key and last
+// counter (to find messages missing at the end), and the unix-ns times of its
+// first outage: when it noticed it, re-subscribed, received its first message
+// after that, and its first message sent after the window start (the node's stop).
+type connRecord struct {
+	K       int   `json:"k"`
+	N       int64 `json:"n"`
+	Down    int64 `json:"down,omitempty"`
+	Sub     int64 `json:"sub,omitempty"`
+	First   int64 `json:"first,omitempty"`
+	FirstT  int64 `json:"first_t,omitempty"` // that message's send time ("t")
+	Fresh   int64 `json:"fresh,omitempty"`
+	Outages int   `json:"outages,omitempty"`
+	// NoMsg: the client had received no message before its first outage, so it
+	// resumed from its subscribed frame's position.
+	NoMsg bool `json:"nomsg,omitempty"`
+}
+
+func (g *loadGen) logf(format string, args ...any) {
+	if g.logged.Add(1) <= 5 {
+		log.Printf(format, args...)
+	}
+}
+
+func (g *loadGen) run(c *benchConn) {
+	c.rec.K = c.key
+	urlIdx, attempt := 0, 0
+	for !g.stopping.Load() {
+		ws, _, err := g.dialer.Dial(g.urls[urlIdx], g.header)
+		if err != nil {
+			if !g.resume {
+				g.errs.Add(1)
+				log.Printf("dial: %v", err)
+				return
+			}
+			g.dialFailures.Add(1)
+			urlIdx = (urlIdx + 1) % len(g.urls)
+			g.sleepBackoff(c, attempt)
+			attempt++
+			continue
+		}
+		g.mu.Lock()
+		g.open[ws] = struct{}{}
+		g.mu.Unlock()
+		g.connected.Add(1)
+		sub := fmt.Sprintf(`{"type":"subscribe","endpoint":"/%s/k%d"}`, g.topic, c.key)
+		if c.havePos {
+			sub = fmt.Sprintf(`{"type":"subscribe","endpoint":"/%s/k%d","from":{"epoch":%q,"partition":%d,"seq":%d}}`, g.topic, c.key, c.epoch, c.partition, c.seq)
+		}
+		if err := ws.WriteMessage(websocket.TextMessage, []byte(sub)); err != nil {
+			g.errs.Add(1)
+		} else if g.read(c, ws) {
+			attempt = 0
+		}
+		g.mu.Lock()
+		delete(g.open, ws)
+		g.mu.Unlock()
+		_ = ws.Close()
+		if !g.resume || g.stopping.Load() {
+			return
+		}
+		now := time.Now().UnixNano()
+		c.mu.Lock()
+		if c.rec.Outages == 0 {
+			c.rec.Down = now
+			c.rec.NoMsg = c.rec.N == 0
+		}
+		c.rec.Outages++
+		c.mu.Unlock()
+		urlIdx = (urlIdx + 1) % len(g.urls)
+		g.sleepBackoff(c, attempt)
+		attempt++
+	}
+}
+
+func (g *loadGen) sleepBackoff(c *benchConn, attempt int) {
+	bound := g.backoffInitial << min(attempt, 20)
+	if bound <= 0 || bound > g.backoffMax {
+		bound = g.backoffMax
+	}
+	if bound > 0 {
+		time.Sleep(time.Duration(c.rng.Int63n(int64(bound))))
+	}
+}
+
+// read handles one connection's frames until it ends; it says whether the
+// subscription was acknowledged.
+func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
+	local := map[int]int64{}
+	defer func() {
+		g.mu.Lock()
+		for b, n := range local {
+			g.rep.Buckets[b] += n
+		}
+		g.mu.Unlock()
+	}()
+	for {
+		_, data, err := ws.ReadMessage()
+		if err != nil {
+			return subscribed
+		}
+		now := time.Now().UnixNano()
+		switch {
+		case bytes.HasPrefix(data, []byte(`{"type":"message"`)):
+			t := fieldInt(data, `"t":`)
+			seq := fieldInt(data, `"n":`)
+			inWindow := t >= g.from && t < g.to
+			c.mu.Lock()
+			lastN := c.rec.N
+			switch {
+			case !g.resume:
+				if lastN > 0 && seq > lastN+1 && inWindow {
+					g.lost.Add(seq - lastN - 1)
+				}
+			case lastN > 0 && seq <= lastN:
+				g.dups.Add(1)
+			case lastN > 0 && seq > lastN+1:
+				g.lost.Add(seq - lastN - 1)
+			}
+			if seq > lastN || !g.resume {
+				c.rec.N = seq
+			}
+			if g.resume {
+				c.epoch = fieldStr(data, `"epoch":"`)
+				c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
+				if c.rec.Outages > 0 && c.rec.First == 0 {
+					c.rec.First, c.rec.FirstT = now, t
+				}
+				if c.rec.Outages > 0 && c.rec.Fresh == 0 && t >= g.from {
+					c.rec.Fresh = now
+				}
+			}
+			c.mu.Unlock()
+			if inWindow {
+				g.received.Add(1)
+				us := (now - t) / 1000
+				local[bucketOf(us)]++
+				for {
+					m := g.maxMicros.Load()
+					if us <= m || g.maxMicros.CompareAndSwap(m, us) {
+						break
+					}
+				}
+			}
+		case bytes.HasPrefix(data, []byte(`{"type":"subscribed"`)):
+			subscribed = true
+			g.subscribed.Add(1)
+			if g.resume {
+				c.mu.Lock()
+				if c.rec.N == 0 { // nothing received yet: resume from here
+					c.epoch = fieldStr(data, `"epoch":"`)
+					c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
+				}
+				if c.rec.Outages > 0 && c.rec.Sub == 0 {
+					c.rec.Sub = now
+				}
+				c.mu.Unlock()
+			}
+		case bytes.HasPrefix(data, []byte(`{"type":"gap"`)):
+			g.gaps.Add(1)
+			g.mu.Lock()
+			g.rep.GapReasons[fieldStr(data, `"reason":"`)]++
+			g.mu.Unlock()
+		case g.resume && bytes.HasPrefix(data, []byte(`{"type":"closing"`)) && fieldInt(data, `"code":`) == 1012:
+			g.closing1012.Add(1) // expected: the node is shutting down
+		case bytes.HasPrefix(data, []byte(`{"type":"error"`)), bytes.HasPrefix(data, []byte(`{"type":"closing"`)):
+			g.errs.Add(1)
+			g.logf("frame: %s", data)
+			if g.resume && !subscribed && bytes.HasPrefix(data, []byte(`{"type":"error"`)) {
+				return false // the subscribe failed (e.g. 5003): reconnect and try again
+			}
+		}
+	}
 }
 
 // fieldInt reads the integer after name in a frame (the payload is ours, so a
@@ -142,9 +327,27 @@ func fieldInt(data []byte, name string) int64 {
 	}
 	j := i + len(name)
 	k := j
+	if k < len(data) && data[k] == '-' {
+		k++
+	}
 	for k < len(data) && data[k] >= '0' && data[k] <= '9' {
 		k++
 	}
 	v, _ := strconv.ParseInt(string(data[j:k]), 10, 64)
 	return v
+}
+
+// fieldStr reads the string after name (which ends with the opening quote); the
+// gateway's epochs and reasons contain no escapes.
+func fieldStr(data []byte, name string) string {
+	i := bytes.Index(data, []byte(name))
+	if i < 0 {
+		return ""
+	}
+	rest := data[i+len(name):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
 }

@@ -66,10 +66,11 @@ type settings struct {
 	payload                          int
 	rampPerSec                       int
 	probe                            bool
+	failover                         failoverSettings
 }
 
 func orchestrate() {
-	var s settings
+	s := &settings{}
 	flag.IntVar(&s.clients, "clients", 1000, "WebSocket clients")
 	flag.IntVar(&s.keys, "keys", 1000, "keys (endpoints) of the topic; each gets 1 msg/s")
 	flag.IntVar(&s.procs, "procs", 2, "load-generator processes")
@@ -84,7 +85,15 @@ func orchestrate() {
 	flag.IntVar(&s.payload, "payload", 512, "payload bytes per message")
 	flag.IntVar(&s.rampPerSec, "ramp", 2000, "new connections per second (all processes)")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
+	s.failover.flags()
 	flag.Parse()
+	if s.failover.enabled() {
+		if s.server != "gateway" || s.gatewayBin == "" {
+			log.Fatal("-failover needs -server gateway and -gateway")
+		}
+		orchestrateFailover(s)
+		return
+	}
 	floorMode := false
 	switch s.server {
 	case "gateway":
@@ -125,8 +134,7 @@ func orchestrate() {
 		must(err)
 		defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
 		token = catalog(ctx, kc, catalogTopic, topic)
-		srv = exec.Command(s.gatewayBin, "-addr", s.gatewayAddr, "-debug-addr", s.debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
-		srv.Stderr, srv.Stdout = io.Discard, io.Discard
+		srv = gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
 	}
 	must(srv.Start())
 	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
@@ -145,7 +153,7 @@ func orchestrate() {
 		published = sent.Load
 		go func() {
 			defer close(pubDone)
-			publish(kc, topic, s.keys, s.payload, stopPub, &sent)
+			publish(kc, topic, make([]int64, s.keys), s.payload, stopPub, &sent)
 		}()
 	}
 
@@ -157,27 +165,7 @@ func orchestrate() {
 	if s.probe && !floorMode {
 		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo)
 	}
-	var children []*exec.Cmd
-	var outputs []*bufio.Reader
-	per := (s.clients + s.procs - 1) / s.procs
-	for i := 0; i < s.procs; i++ {
-		n := min(per, s.clients-i*per)
-		if n <= 0 {
-			break
-		}
-		cmd := exec.Command(os.Args[0], "client",
-			"-n", strconv.Itoa(n), "-keys", strconv.Itoa(s.keys), "-topic", topic,
-			"-url", "ws://"+s.gatewayAddr+"/ws", "-token", token,
-			"-src", fmt.Sprintf("127.0.0.%d", 2+i), "-seed", strconv.Itoa(i+1),
-			"-ramp", strconv.Itoa(max(s.rampPerSec/s.procs, 1)),
-			"-from", strconv.FormatInt(measureFrom.UnixNano(), 10), "-to", strconv.FormatInt(measureTo.UnixNano(), 10))
-		out, err := cmd.StdoutPipe()
-		must(err)
-		cmd.Stderr = os.Stderr
-		must(cmd.Start())
-		children = append(children, cmd)
-		outputs = append(outputs, bufio.NewReader(out))
-	}
+	children, outputs := startClients(s, topic, token, "ws://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
 
 	time.Sleep(time.Until(measureFrom))
 	gwCPU0, selfCPU0 := cpuTicks(srv.Process.Pid), childrenCPU(children)
@@ -198,16 +186,7 @@ func orchestrate() {
 		probe.finish()
 	}
 
-	var total clientReport
-	for i, cmd := range children {
-		_ = cmd.Process.Signal(os.Interrupt)
-		var r clientReport
-		if err := json.NewDecoder(outputs[i]).Decode(&r); err != nil {
-			log.Fatalf("client %d report: %v", i, err)
-		}
-		_ = cmd.Wait()
-		total.merge(&r)
-	}
+	total := collectReports(children, outputs)
 
 	secs := s.measure.Seconds()
 	tick := float64(clockTicks())
@@ -240,6 +219,57 @@ func orchestrate() {
 		st := floorStatsAt("http://" + s.gatewayAddr + "/stats")
 		fmt.Printf("floor writes (whole run):   %d frames, %d short writes (dropped; expected 0)\n", st.written, st.short)
 	}
+}
+
+// gatewayCmd is the gateway under test, listening on addr with pprof on debugAddr.
+func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
+	cmd := exec.Command(s.gatewayBin, "-addr", addr, "-debug-addr", debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
+	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
+	return cmd
+}
+
+// startClients spreads s.clients over s.procs load-generator processes (source
+// addresses 127.0.0.2..) connecting to url; extra goes to each process's flags.
+// Each prints its clientReport on stdout when interrupted.
+func startClients(s *settings, topic, token, url string, from, to time.Time, extra ...string) ([]*exec.Cmd, []*bufio.Reader) {
+	var children []*exec.Cmd
+	var outputs []*bufio.Reader
+	per := (s.clients + s.procs - 1) / s.procs
+	for i := 0; i < s.procs; i++ {
+		n := min(per, s.clients-i*per)
+		if n <= 0 {
+			break
+		}
+		args := append([]string{"client",
+			"-n", strconv.Itoa(n), "-keys", strconv.Itoa(s.keys), "-topic", topic,
+			"-url", url, "-token", token,
+			"-src", fmt.Sprintf("127.0.0.%d", 2+i), "-seed", strconv.Itoa(i + 1),
+			"-ramp", strconv.Itoa(max(s.rampPerSec/s.procs, 1)),
+			"-from", strconv.FormatInt(from.UnixNano(), 10), "-to", strconv.FormatInt(to.UnixNano(), 10)}, extra...)
+		cmd := exec.Command(os.Args[0], args...)
+		out, err := cmd.StdoutPipe()
+		must(err)
+		cmd.Stderr = os.Stderr
+		must(cmd.Start())
+		children = append(children, cmd)
+		outputs = append(outputs, bufio.NewReader(out))
+	}
+	return children, outputs
+}
+
+// collectReports interrupts the load generators and merges their reports.
+func collectReports(children []*exec.Cmd, outputs []*bufio.Reader) clientReport {
+	var total clientReport
+	for i, cmd := range children {
+		_ = cmd.Process.Signal(os.Interrupt)
+		var r clientReport
+		if err := json.NewDecoder(outputs[i]).Decode(&r); err != nil {
+			log.Fatalf("client %d report: %v", i, err)
+		}
+		_ = cmd.Wait()
+		total.merge(&r)
+	}
+	return total
 }
 
 // delayBuckets reads the gateway's delivery-delay histogram: the share of messages
@@ -307,8 +337,10 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string) st
 	return s
 }
 
-func publish(kc *kgo.Client, topic string, keys, size int, stop <-chan struct{}, sent *atomic.Int64) {
-	counters := make([]int64, keys)
+// publish gives every key one message per second until stop; counters[k] is the
+// last "n" sent for key k (read it once publish has returned).
+func publish(kc *kgo.Client, topic string, counters []int64, size int, stop <-chan struct{}, sent *atomic.Int64) {
+	keys := len(counters)
 	pad := strings.Repeat("x", max(size-80, 0))
 	const slots = 100 // 10 ms slots: each key once per second
 	t := time.NewTicker(time.Second / slots)
@@ -326,6 +358,7 @@ func publish(kc *kgo.Client, topic string, keys, size int, stop <-chan struct{},
 			v := fmt.Sprintf(`{"k":%d,"n":%d,"t":%d,"p":"%s"}`, k, counters[k], time.Now().UnixNano(), pad)
 			kc.Produce(context.Background(), &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(k)), Value: []byte(v)}, func(_ *kgo.Record, err error) {
 				if err != nil {
+					produceErrors.Add(1)
 					log.Printf("produce: %v", err)
 				}
 			})
@@ -334,6 +367,9 @@ func publish(kc *kgo.Client, topic string, keys, size int, stop <-chan struct{},
 		slot = (slot + 1) % slots
 	}
 }
+
+// produceErrors counts records the publisher could not write.
+var produceErrors atomic.Int64
 
 func waitReady(url string) {
 	deadline := time.Now().Add(60 * time.Second)
@@ -397,6 +433,10 @@ type clientReport struct {
 	Errors                int64
 	MaxMicros             int64
 	Buckets               []int64 // latency histogram, see bucketOf
+	// Resume mode (-failover) only.
+	Duplicates, DialFailures, Closing1012 int64
+	GapReasons                            map[string]int64
+	Conns                                 []connRecord
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -407,6 +447,16 @@ func (r *clientReport) merge(o *clientReport) {
 	r.Gaps += o.Gaps
 	r.Errors += o.Errors
 	r.MaxMicros = max(r.MaxMicros, o.MaxMicros)
+	r.Duplicates += o.Duplicates
+	r.DialFailures += o.DialFailures
+	r.Closing1012 += o.Closing1012
+	for k, v := range o.GapReasons {
+		if r.GapReasons == nil {
+			r.GapReasons = map[string]int64{}
+		}
+		r.GapReasons[k] += v
+	}
+	r.Conns = append(r.Conns, o.Conns...)
 	if r.Buckets == nil {
 		r.Buckets = make([]int64, len(o.Buckets))
 	}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// fakeNode is a scripted gateway node: it records each subscribe frame and
+// answers with the frames of script.
+type fakeNode struct {
+	srv        *httptest.Server
+	mu         sync.Mutex
+	subscribes []string
+}
+
+func newFakeNode(t *testing.T, script func(ws *websocket.Conn)) *fakeNode {
+	n := &fakeNode{}
+	up := websocket.Upgrader{Subprotocols: []string{"sluice.v1"}}
+	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		_, sub, err := ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		n.mu.Lock()
+		n.subscribes = append(n.subscribes, string(sub))
+		n.mu.Unlock()
+		script(ws)
+	}))
+	t.Cleanup(n.srv.Close)
+	return n
+}
+
+func (n *fakeNode) url() string { return "ws" + strings.TrimPrefix(n.srv.URL, "http") }
+
+func (n *fakeNode) subscribeFrames() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.subscribes...)
+}
+
+func send(ws *websocket.Conn, frames ...string) {
+	for _, f := range frames {
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(f))
+	}
+}
+
+func msg(seq, n int) string {
+	return `{"type":"message","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":` + strconv.Itoa(seq) + `,"ts":1,"data":{"k":3,"n":` + strconv.Itoa(n) + `,"t":5,"p":"x"}}`
+}
+
+func newTestGen(urls ...string) *loadGen {
+	return &loadGen{
+		urls: urls, topic: "t", from: 0, to: 1 << 62, resume: true,
+		backoffInitial: time.Millisecond, backoffMax: 10 * time.Millisecond,
+		rep:    &clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets), GapReasons: map[string]int64{}},
+		dialer: websocket.Dialer{Subprotocols: []string{"sluice.v1"}},
+		open:   map[*websocket.Conn]struct{}{},
+	}
+}
+
+// runUntil runs one client until its last n reaches wantN, then stops it.
+func runUntil(t *testing.T, g *loadGen, c *benchConn, wantN int64) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); g.run(c) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		n := c.rec.N
+		c.mu.Unlock()
+		if n >= wantN {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("client stuck at n=%d, want %d", n, wantN)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	g.stopping.Store(true)
+	g.mu.Lock()
+	for ws := range g.open {
+		_ = ws.Close()
+	}
+	g.mu.Unlock()
+	<-done
+}
+
+func TestClientResumesOnNextNodeFromLastMessage(t *testing.T) {
+	a := newFakeNode(t, func(ws *websocket.Conn) {
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":9}`, msg(10, 1), msg(11, 2),
+			`{"type":"closing","code":1012,"reason":"server shutting down; reconnect and resume"}`)
+	})
+	b := newFakeNode(t, func(ws *websocket.Conn) {
+		// A duplicate of n=2, then n=3, a hole (n=4 missing) reported by nothing, n=5, and a gap frame.
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":11}`, msg(11, 2), msg(12, 3),
+			`{"type":"gap","endpoint":"/t/k3","epoch":"EP","partition":1,"from_seq":13,"to_seq":14,"reason":"retention"}`, msg(20, 5))
+		_, _, _ = ws.ReadMessage() // hold the connection until the client closes it
+	})
+	g := newTestGen(a.url(), b.url())
+	c := &benchConn{key: 3, rng: rand.New(rand.NewSource(1))}
+	runUntil(t, g, c, 5)
+
+	if got := a.subscribeFrames(); len(got) != 1 || strings.Contains(got[0], `"from"`) {
+		t.Fatalf("node A subscribes: %q, want one without from", got)
+	}
+	want := `{"type":"subscribe","endpoint":"/t/k3","from":{"epoch":"EP","partition":1,"seq":11}}`
+	if got := b.subscribeFrames(); len(got) != 1 || got[0] != want {
+		t.Fatalf("node B subscribes: %q, want %s", got, want)
+	}
+	if g.lost.Load() != 1 || g.dups.Load() != 1 || g.closing1012.Load() != 1 || g.errs.Load() != 0 {
+		t.Fatalf("lost %d dups %d closing1012 %d errors %d, want 1 1 1 0", g.lost.Load(), g.dups.Load(), g.closing1012.Load(), g.errs.Load())
+	}
+	if g.gaps.Load() != 1 || g.rep.GapReasons["retention"] != 1 {
+		t.Fatalf("gaps %d %v", g.gaps.Load(), g.rep.GapReasons)
+	}
+	r := c.rec
+	if r.Outages != 1 || r.NoMsg || r.Down == 0 || r.Sub < r.Down || r.First < r.Sub || r.FirstT != 5 {
+		t.Fatalf("record %+v", r)
+	}
+}
+
+func TestClientWithoutMessageResumesFromSubscribedSeq(t *testing.T) {
+	a := newFakeNode(t, func(ws *websocket.Conn) {
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":-1}`)
+		// killed: no closing frame, the connection just ends
+	})
+	b := newFakeNode(t, func(ws *websocket.Conn) {
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":-1}`, msg(0, 1))
+		_, _, _ = ws.ReadMessage()
+	})
+	g := newTestGen(a.url(), b.url())
+	c := &benchConn{key: 3, rng: rand.New(rand.NewSource(2))}
+	runUntil(t, g, c, 1)
+	want := `{"type":"subscribe","endpoint":"/t/k3","from":{"epoch":"EP","partition":1,"seq":-1}}`
+	if got := b.subscribeFrames(); len(got) != 1 || got[0] != want {
+		t.Fatalf("node B subscribes: %q, want %s", got, want)
+	}
+	if !c.rec.NoMsg || c.rec.Outages != 1 || g.closing1012.Load() != 0 || g.lost.Load() != 0 {
+		t.Fatalf("record %+v closing1012 %d lost %d", c.rec, g.closing1012.Load(), g.lost.Load())
+	}
+}

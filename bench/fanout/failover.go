@@ -1,0 +1,465 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// failoverSettings are the flags of the failover scenario (-failover): two
+// gateway nodes on one catalog; the clients start on node A, A is stopped after
+// the warmup, and every client resumes on node B from its last position.
+type failoverSettings struct {
+	graceful, kill             bool
+	addrB, debugB              string
+	after                      time.Duration
+	backoffInitial, backoffMax time.Duration
+	profile                    string
+	profileSeconds             int
+	settle                     time.Duration
+	sampleBrokerSockets        bool
+}
+
+func (f *failoverSettings) flags() {
+	flag.BoolVar(&f.graceful, "failover", false, "failover scenario: stop node A with SIGTERM after the warmup (clients get closing 1012) and measure the resume storm on node B")
+	flag.BoolVar(&f.kill, "failover-kill", false, "failover scenario with SIGKILL instead of SIGTERM (no closing frame)")
+	flag.StringVar(&f.addrB, "gateway-b-addr", "127.0.0.1:18082", "failover: node B's listen address")
+	flag.StringVar(&f.debugB, "debug-b-addr", "127.0.0.1:18083", "failover: node B's -debug-addr (pprof, /metrics is on the listen address)")
+	flag.DurationVar(&f.after, "after", 30*time.Second, "failover: how long to keep publishing after node A's stop")
+	flag.DurationVar(&f.settle, "settle", 5*time.Second, "failover: wait after the publisher stops before the clients report (their last messages arrive)")
+	flag.DurationVar(&f.backoffInitial, "backoff-initial", 500*time.Millisecond, "failover: clients' first reconnect delay bound (full jitter, doubling per failed attempt; the SDK's default)")
+	flag.DurationVar(&f.backoffMax, "backoff-max", 30*time.Second, "failover: clients' reconnect delay cap (the SDK's default)")
+	flag.StringVar(&f.profile, "storm-profile", "", "failover: write node B's CPU profile of the storm (from the stop on) to this file")
+	flag.IntVar(&f.profileSeconds, "storm-profile-seconds", 20, "failover: length of that profile")
+	flag.BoolVar(&f.sampleBrokerSockets, "broker-sockets", true, "failover: sample node B's connections to the broker each second (ss + /proc/<pid>/fd)")
+}
+
+func (f *failoverSettings) enabled() bool { return f.graceful || f.kill }
+
+// stormSample is node B's state at one second of the run.
+type stormSample struct {
+	at         time.Time
+	cpuTicks   int64
+	kafkaTicks int64 // the broker process's CPU, when it runs on this machine
+	brokerOwn  int   // B's established connections to the broker port
+	brokerTW   int   // TIME_WAIT sockets to the broker port, any process
+	sampleCost time.Duration
+}
+
+func orchestrateFailover(s *settings) {
+	f := &s.failover
+	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().Unix(), 36)
+	topic, catalogTopic := "bench-"+run, "__sluice_catalog_bench_"+run
+
+	kc, err := kgo.NewClient(kgo.SeedBrokers(s.kafka), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	must(err)
+	defer kc.Close()
+	adm := kadm.NewClient(kc)
+	_, err = adm.CreateTopic(ctx, 1, 1, map[string]*string{"cleanup.policy": ptr("compact")}, catalogTopic)
+	must(err)
+	_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
+	must(err)
+	defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
+	token := catalog(ctx, kc, catalogTopic, topic)
+
+	nodeA := gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
+	nodeB := gatewayCmd(s, f.addrB, f.debugB, catalogTopic)
+	must(nodeA.Start())
+	must(nodeB.Start())
+	aExited := make(chan struct{})
+	var aExit atomic.Int64 // unix ns
+	var aState string
+	go func() {
+		err := nodeA.Wait()
+		aExit.Store(time.Now().UnixNano())
+		aState = fmt.Sprint(err)
+		if err == nil {
+			aState = "exit 0"
+		}
+		close(aExited)
+	}()
+	defer func() {
+		_ = nodeA.Process.Signal(syscall.SIGTERM)
+		<-aExited
+		_ = nodeB.Process.Signal(syscall.SIGTERM)
+		_ = nodeB.Wait()
+	}()
+	waitReady("http://" + s.gatewayAddr + "/readyz")
+	waitReady("http://" + f.addrB + "/readyz")
+	idleB := rssKiB(nodeB.Process.Pid)
+	fmt.Printf("node A pid %d on %s, node B pid %d on %s ready; B idle RSS %d KiB\n", nodeA.Process.Pid, s.gatewayAddr, nodeB.Process.Pid, f.addrB, idleB)
+
+	counters := make([]int64, s.keys)
+	stopPub, pubDone := make(chan struct{}), make(chan struct{})
+	var sent atomic.Int64
+	go func() {
+		defer close(pubDone)
+		publish(kc, topic, counters, s.payload, stopPub, &sent)
+	}()
+
+	start := time.Now()
+	stopAt := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
+	end := stopAt.Add(f.after)
+	children, outputs := startClients(s, topic, token, "ws://"+s.gatewayAddr+"/ws,ws://"+f.addrB+"/ws", stopAt, end,
+		"-resume", "-backoff-initial", f.backoffInitial.String(), "-backoff-max", f.backoffMax.String())
+
+	// Node B, sampled every second from 2 s before the stop.
+	var samples []stormSample
+	var samplesMu sync.Mutex
+	stopSampling := make(chan struct{})
+	samplingDone := make(chan struct{})
+	kafkaPid := listenerPid(s.kafka[strings.LastIndexByte(s.kafka, ':')+1:])
+	time.Sleep(time.Until(stopAt.Add(-2 * time.Second)))
+	go func() {
+		defer close(samplingDone)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			t0 := time.Now()
+			smp := stormSample{at: t0, cpuTicks: cpuTicks(nodeB.Process.Pid)}
+			if kafkaPid > 0 {
+				smp.kafkaTicks = cpuTicksOr0(kafkaPid)
+			}
+			if f.sampleBrokerSockets {
+				smp.brokerOwn, smp.brokerTW = brokerSockets(nodeB.Process.Pid, s.kafka[strings.LastIndexByte(s.kafka, ':')+1:])
+			}
+			smp.sampleCost = time.Since(t0)
+			samplesMu.Lock()
+			samples = append(samples, smp)
+			samplesMu.Unlock()
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	time.Sleep(time.Until(stopAt))
+	connsA := metricSum("http://"+s.gatewayAddr+"/metrics", "sluice_gateway_connections")
+	subsA := metricSum("http://"+s.gatewayAddr+"/metrics", "sluice_gateway_subscriptions")
+	profileDone := make(chan string, 1)
+	if f.profile != "" {
+		go func() {
+			profileDone <- fetchProfile("http://"+f.debugB+"/debug/pprof/profile?seconds="+strconv.Itoa(f.profileSeconds), f.profile)
+		}()
+		// Where the catch-ups wait, early in the storm.
+		time.AfterFunc(3*time.Second, func() {
+			log.Print(fetchProfile("http://"+f.debugB+"/debug/pprof/goroutine?debug=1", f.profile+".goroutines-3s.txt"))
+		})
+	} else {
+		profileDone <- ""
+	}
+	sig, sigName := syscall.SIGTERM, "SIGTERM"
+	if f.kill {
+		sig, sigName = syscall.SIGKILL, "SIGKILL"
+	}
+	stopped := time.Now()
+	must(nodeA.Process.Signal(sig))
+	fmt.Printf("node A stopped with %s at +%.1fs (%.0f connections, %.0f subscriptions on it); publishing %s more\n",
+		sigName, stopped.Sub(start).Seconds(), connsA, subsA, f.after)
+
+	time.Sleep(time.Until(end))
+	close(stopPub)
+	<-pubDone
+	time.Sleep(f.settle)
+	close(stopSampling)
+	<-samplingDone
+	metricsB := "http://" + f.addrB + "/metrics"
+	catchUps, cacheResumes := metricSum(metricsB, "sluice_gateway_catchup_reads_total"), metricSum(metricsB, "sluice_gateway_resumes_from_cache_total")
+	dropped, errFrames := metricSum(metricsB, "sluice_gateway_dropped_messages_total"), metricLines(metricsB, "sluice_gateway_error_frames_total")
+	connsB, rssB := metricSum(metricsB, "sluice_gateway_connections"), rssKiB(nodeB.Process.Pid)
+	profileMsg := <-profileDone
+
+	total := collectReports(children, outputs)
+	select {
+	case <-aExited:
+	case <-time.After(15 * time.Second):
+		aState = "still running 15 s after the run"
+	}
+
+	// Per-client figures, relative to the stop.
+	rel := func(ns int64) int64 { return ns - stopped.UnixNano() }
+	var notice, resub, first, fresh, firstWait []int64
+	var never, neverSub, noFirst, extraOutages, noMsgBefore, behind int
+	var missingAtEnd int64
+	for _, c := range total.Conns {
+		if c.Outages == 0 {
+			never++
+			continue
+		}
+		notice = append(notice, rel(c.Down))
+		if c.Outages > 1 {
+			extraOutages++
+		}
+		if c.NoMsg {
+			noMsgBefore++
+		}
+		if c.Sub == 0 {
+			neverSub++
+		} else {
+			resub = append(resub, rel(c.Sub))
+		}
+		if c.First == 0 {
+			noFirst++
+		} else {
+			first = append(first, rel(c.First))
+			if c.Sub != 0 {
+				// How long the first message waited on B: from when it could
+				// be delivered (sent, and the client re-subscribed) to its arrival.
+				firstWait = append(firstWait, c.First-max(c.FirstT, c.Sub))
+			}
+		}
+		if c.Fresh != 0 {
+			fresh = append(fresh, rel(c.Fresh))
+		}
+	}
+	for _, c := range total.Conns {
+		if c.N > 0 && counters[c.K] > c.N {
+			behind++
+			missingAtEnd += counters[c.K] - c.N
+		}
+	}
+
+	fmt.Printf("\n== failover (%s), %d clients, %d keys, %d partitions, %d-byte payload, %d processes; reconnect: full jitter, first delay < %s, doubling, cap %s ==\n",
+		sigName, s.clients, s.keys, s.partitions, s.payload, len(children), f.backoffInitial, f.backoffMax)
+	fmt.Printf("node A:                 %.0f connections at the stop; exited %s after the signal (%s)\n", connsA, since(stopped, aExit.Load()), aState)
+	fmt.Printf("clients:                %d connections made, %d subscribed frames; %d disconnected from A (%d closing 1012 frames), %d never disconnected\n",
+		total.Connected, total.Subscribed, len(notice), total.Closing1012, never)
+	fmt.Printf("                        %d re-subscribed on B, %d never did; %d got a message after resuming, %d did not; %d had more than one outage; %d resumed from subscribed.seq (no message before the stop); %d failed dials\n",
+		len(resub), neverSub, len(first), noFirst, extraOutages, noMsgBefore, total.DialFailures)
+	fmt.Printf("stop -> client noticed  ms %s\n", pctLine(notice))
+	fmt.Printf("stop -> re-subscribed   ms %s\n", pctLine(resub))
+	fmt.Printf("stop -> first message   ms %s\n", pctLine(first))
+	fmt.Printf("first message after the resume, from max(its send time, re-subscribed) to arrival  ms %s\n", pctLine(firstWait))
+	fmt.Printf("stop -> first message sent after the stop  ms %s\n", pctLine(fresh))
+	fmt.Printf("messages:               %d published (%d produce errors); %d received with send time in [stop, stop+%s)\n", sent.Load(), produceErrors.Load(), total.Received, f.after)
+	fmt.Printf("lost (holes in n):      %d   duplicates: %d   gaps reported: %d %v   errors: %d\n", total.Lost, total.Duplicates, total.Gaps, total.GapReasons, total.Errors)
+	fmt.Printf("missing at the end:     %d messages in %d clients (last n received < last n published, %s after the publisher stopped)\n", missingAtEnd, behind, f.settle)
+	fmt.Printf("latency of messages sent after the stop ms p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
+		total.percentile(0.50), total.percentile(0.99), total.percentile(0.999), float64(total.MaxMicros)/1000)
+	fmt.Printf("node B:                 %.0f catch-up reads from Kafka, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (idle %d KiB)\n",
+		catchUps, cacheResumes, dropped, errFrames, connsB, rssB, idleB)
+	printStormTimeline(samples, stopped, resub, first, f.sampleBrokerSockets, kafkaPid > 0)
+	if profileMsg != "" {
+		fmt.Println(profileMsg)
+	}
+}
+
+// printStormTimeline prints node B's CPU and broker connections per second, with
+// how many clients were back by then.
+func printStormTimeline(samples []stormSample, stopped time.Time, resub, first []int64, sockets, kafkaCPU bool) {
+	if len(samples) < 2 {
+		return
+	}
+	lastBack := stopped.UnixNano()
+	if len(first) > 0 {
+		lastBack += slices.Max(first)
+	}
+	var stormTicks, stormKafka int64
+	var stormFrom, stormTo time.Time
+	maxOwn, twBase := 0, samples[0].brokerTW
+	var cost time.Duration
+	fmt.Printf("node B per second (t from the stop; CPU %% of one core over the second before; broker = B's connections to the broker; ΔTIME_WAIT = change of TIME_WAIT sockets to the broker port since t=-2, any process):\n")
+	fmt.Printf("  %6s %7s %9s %7s %10s %10s %10s\n", "t s", "CPU %", "Kafka CPU", "broker", "ΔTIME_WAIT", "resubscr.", "1st msg")
+	for i := 1; i < len(samples); i++ {
+		a, b := samples[i-1], samples[i]
+		secs := b.at.Sub(a.at).Seconds()
+		cpu := 100 * float64(b.cpuTicks-a.cpuTicks) / float64(clockTicks()) / secs
+		t := b.at.Sub(stopped)
+		cut := t.Nanoseconds()
+		brokerCol, twCol, kafkaCol := "-", "-", "-"
+		if kafkaCPU {
+			kafkaCol = strconv.FormatFloat(100*float64(b.kafkaTicks-a.kafkaTicks)/float64(clockTicks())/secs, 'f', 1, 64)
+		}
+		if sockets {
+			brokerCol, twCol = strconv.Itoa(b.brokerOwn), strconv.Itoa(b.brokerTW-twBase)
+		}
+		fmt.Printf("  %6.1f %7.1f %9s %7s %10s %10d %10d\n", t.Seconds(), cpu, kafkaCol, brokerCol, twCol, countAtMost(resub, cut), countAtMost(first, cut))
+		maxOwn = max(maxOwn, b.brokerOwn)
+		cost += b.sampleCost
+		if !b.at.Before(stopped) && a.at.UnixNano() <= lastBack {
+			if stormFrom.IsZero() {
+				stormFrom = a.at
+			}
+			stormTicks += b.cpuTicks - a.cpuTicks
+			stormKafka += b.kafkaTicks - a.kafkaTicks
+			stormTo = b.at
+		}
+	}
+	if !stormFrom.IsZero() {
+		secs := stormTo.Sub(stormFrom).Seconds()
+		fmt.Printf("node B during the storm (%.0f s, until the last client's first message): %.2f s CPU = %.0f%% of a core", secs, float64(stormTicks)/float64(clockTicks()), 100*float64(stormTicks)/float64(clockTicks())/secs)
+		if kafkaCPU {
+			fmt.Printf("; the broker: %.2f s = %.0f%% of a core", float64(stormKafka)/float64(clockTicks()), 100*float64(stormKafka)/float64(clockTicks())/secs)
+		}
+		fmt.Println()
+	}
+	if sockets {
+		fmt.Printf("node B's broker connections: at most %d at a sample; sampling cost %.1f ms per sample\n", maxOwn, float64(cost.Microseconds())/1000/float64(len(samples)-1))
+	}
+}
+
+func countAtMost(sorted []int64, cut int64) int {
+	if !sort.SliceIsSorted(sorted, func(i, j int) bool { return sorted[i] < sorted[j] }) {
+		slices.Sort(sorted)
+	}
+	n, _ := slices.BinarySearch(sorted, cut+1)
+	return n
+}
+
+// pctLine formats p50/p99/max of durations given in ns.
+func pctLine(ns []int64) string {
+	if len(ns) == 0 {
+		return "(none)"
+	}
+	slices.Sort(ns)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(ns)))) - 1
+		return float64(ns[max(i, 0)]) / 1e6
+	}
+	return fmt.Sprintf("p50 %.0f  p90 %.0f  p99 %.0f  max %.0f  (%d clients)", at(0.50), at(0.90), at(0.99), float64(ns[len(ns)-1])/1e6, len(ns))
+}
+
+func since(t0 time.Time, ns int64) string {
+	if ns == 0 {
+		return "?"
+	}
+	return time.Duration(ns - t0.UnixNano()).Round(time.Millisecond).String()
+}
+
+// listenerPid is the pid of the local process listening on port (the Kafka
+// broker of the dev stack), or 0.
+func listenerPid(port string) int {
+	out, err := exec.Command("ss", "-ltnpH", "( sport = :"+port+" )").Output()
+	if err != nil {
+		return 0
+	}
+	i := strings.Index(string(out), "pid=")
+	if i < 0 {
+		return 0
+	}
+	rest := string(out)[i+4:]
+	j := strings.IndexAny(rest, ",)")
+	pid, _ := strconv.Atoi(rest[:max(j, 0)])
+	return pid
+}
+
+func cpuTicksOr0(pid int) int64 {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/stat", pid)); err != nil {
+		return 0
+	}
+	return cpuTicks(pid)
+}
+
+// brokerSockets counts pid's established TCP connections to port (the
+// broker's), and all TIME_WAIT sockets to it: the kernel filters by port (ss
+// over netlink), pid's socket inodes come from /proc/<pid>/fd.
+func brokerSockets(pid int, port string) (own, timeWait int) {
+	out, err := exec.Command("ss", "-tnHe", "state", "established", "( dport = :"+port+" )").Output()
+	if err != nil {
+		return -1, -1
+	}
+	inodes := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if i := strings.Index(line, "ino:"); i >= 0 {
+			rest := line[i+4:]
+			if j := strings.IndexByte(rest, ' '); j >= 0 {
+				rest = rest[:j]
+			}
+			inodes[rest] = true
+		}
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		link, err := os.Readlink(dir + "/" + e.Name())
+		if err == nil && strings.HasPrefix(link, "socket:[") && inodes[link[8:len(link)-1]] {
+			own++
+		}
+	}
+	tw, err := exec.Command("ss", "-tnH", "state", "time-wait", "( dport = :"+port+" )").Output()
+	if err == nil {
+		timeWait = strings.Count(string(tw), "\n")
+	}
+	return own, timeWait
+}
+
+// metricSum adds up every sample of a metric (all label sets) on a /metrics page.
+func metricSum(url, name string) float64 {
+	var sum float64
+	forMetric(url, name, func(_ string, v float64) { sum += v })
+	return sum
+}
+
+// metricLines lists a labelled metric's samples, e.g. error frames by code.
+func metricLines(url, name string) string {
+	var parts []string
+	forMetric(url, name, func(labels string, v float64) { parts = append(parts, fmt.Sprintf("%s=%.0f", labels, v)) })
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+func forMetric(url, name string, fn func(labels string, v float64)) {
+	res, err := http.Get(url)
+	if err != nil {
+		log.Printf("metrics: %v", err)
+		return
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name) || (len(line) > len(name) && line[len(name)] != ' ' && line[len(name)] != '{') {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			continue
+		}
+		labels := ""
+		if i := strings.IndexByte(line, '{'); i >= 0 {
+			labels = line[i : strings.IndexByte(line, '}')+1]
+		}
+		fn(labels, v)
+	}
+}
+
+// fetchProfile saves a pprof CPU profile and says where it is.
+func fetchProfile(url, path string) string {
+	res, err := http.Get(url)
+	if err != nil {
+		return "storm profile: " + err.Error()
+	}
+	defer res.Body.Close()
+	out, err := os.Create(path)
+	if err != nil {
+		return "storm profile: " + err.Error()
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, res.Body); err != nil {
+		return "storm profile: " + err.Error()
+	}
+	return fmt.Sprintf("node B's CPU profile of the storm: %s (go tool pprof -top %s)", path, path)
+}
