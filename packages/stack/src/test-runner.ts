@@ -205,6 +205,9 @@ export async function runAllTests(): Promise<number> {
   await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
   await runStep("go vet (gateway, bench)", "sh", ["-c", "cd apps/gateway && go vet ./... && go vet -tags integration ./... && cd ../../bench && go vet ./..."], { env: goEnv, parse: exitCodeOnly });
   await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
+  // The benchmarks' own logic (e.g. the failover client's loss and duplicate
+  // counting) is tested too: a wrong benchmark reports wrong numbers.
+  await runStep("unit tests (bench, Go)", "go", ["test", "-count=1", "-v", "./..."], { cwd: path.join(REPO_ROOT, "bench"), env: goEnv, parse: goTestCounts });
   // Each fuzz target runs briefly: long enough to catch a regression in parsing
   // of frames, paths and tokens; the seed corpora also run as unit tests above.
   // A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
