@@ -134,7 +134,7 @@ type endpointState struct {
 	epoch     string
 	partition int32
 	format    string
-	subs   []*Subscription
+	subs      []*Subscription
 	// cache holds the newest frames; it is complete from coveredFrom on: every
 	// record of this key on partition with offset >= coveredFrom is in it or was
 	// evicted (which raises coveredFrom).
