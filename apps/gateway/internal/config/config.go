@@ -54,6 +54,16 @@ type Config struct {
 	// DebugAddr, when set, serves Go's pprof profiles on a separate listener (keep
 	// it on loopback). Env SLUICE_DEBUG_ADDR, flag -debug-addr. Default off.
 	DebugAddr string
+	// TopicCheckInterval is how often each topic in use has its metadata checked
+	// for a new topic id (deleted and created again) or added partitions; fetch
+	// errors trigger a check at once. Env SLUICE_TOPIC_CHECK_INTERVAL, flag
+	// -topic-check-interval. Default 2s.
+	TopicCheckInterval time.Duration
+	// TopicGoneAfter is how long a topic in use may be missing from Kafka before
+	// its subscriptions end (code 4004); a topic created again within it keeps
+	// them (with an epoch gap). Env SLUICE_TOPIC_GONE_AFTER, flag
+	// -topic-gone-after. Default 30s.
+	TopicGoneAfter time.Duration
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -70,6 +80,9 @@ func Defaults() Config {
 		SlowPolicy:       "drop",
 		CacheSize:        4,
 		MaxSubscriptions: 1000,
+
+		TopicCheckInterval: 2 * time.Second,
+		TopicGoneAfter:     30 * time.Second,
 	}
 }
 
@@ -93,6 +106,8 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fs.IntVar(&cfg.CacheSize, "cache-size", cfg.CacheSize, "recent messages kept per endpoint for resume (env SLUICE_CACHE_SIZE)")
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", cfg.DebugAddr, "pprof listener host:port, off when empty (env SLUICE_DEBUG_ADDR)")
 	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
+	fs.DurationVar(&cfg.TopicCheckInterval, "topic-check-interval", cfg.TopicCheckInterval, "how often topics in use are checked for recreation and added partitions (env SLUICE_TOPIC_CHECK_INTERVAL)")
+	fs.DurationVar(&cfg.TopicGoneAfter, "topic-gone-after", cfg.TopicGoneAfter, "how long a deleted topic may stay missing before its subscriptions end (env SLUICE_TOPIC_GONE_AFTER)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -113,12 +128,14 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("SLUICE_CATALOG_TOPIC"); v != "" {
 		c.CatalogTopic = v
 	}
-	if v := getenv("SLUICE_SHUTDOWN_GRACE"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("SLUICE_SHUTDOWN_GRACE: %q is not a duration such as 10s", v)
+	for name, dst := range map[string]*time.Duration{"SLUICE_SHUTDOWN_GRACE": &c.ShutdownGrace, "SLUICE_TOPIC_CHECK_INTERVAL": &c.TopicCheckInterval, "SLUICE_TOPIC_GONE_AFTER": &c.TopicGoneAfter} {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a duration such as 10s", name, v)
+			}
+			*dst = d
 		}
-		c.ShutdownGrace = d
 	}
 	if v := getenv("SLUICE_LOG_FORMAT"); v != "" {
 		c.LogFormat = v
@@ -144,9 +161,11 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 // no secrets today; a secret field added later must be masked here.
 func (c Config) Describe() string {
 	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n"+
-		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n",
+		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n"+
+		"topic-check-interval=%s\ntopic-gone-after=%s\n",
 		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.ShutdownGrace, c.LogFormat,
-		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.DebugAddr)
+		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.DebugAddr,
+		c.TopicCheckInterval, c.TopicGoneAfter)
 }
 
 func splitList(s string) []string {
@@ -204,6 +223,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxSubscriptions < 1 {
 		errs = append(errs, fmt.Errorf("max-subscriptions: must be at least 1"))
+	}
+	if c.TopicCheckInterval < 100*time.Millisecond || c.TopicCheckInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("topic-check-interval: %s is not between 100ms and 1h", c.TopicCheckInterval))
+	}
+	if c.TopicGoneAfter < 0 {
+		errs = append(errs, errors.New("topic-gone-after: must not be negative"))
 	}
 	return errors.Join(errs...)
 }

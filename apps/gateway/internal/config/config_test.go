@@ -60,3 +60,19 @@ func TestBadEnvDurationIsNamed(t *testing.T) {
 		t.Fatalf("err = %v, want one naming SLUICE_SHUTDOWN_GRACE", err)
 	}
 }
+
+func TestTopicWatchSettings(t *testing.T) {
+	cfg, err := Load([]string{"-topic-gone-after", "1m"}, env(map[string]string{"SLUICE_TOPIC_CHECK_INTERVAL": "500ms"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TopicCheckInterval != 500*time.Millisecond || cfg.TopicGoneAfter != time.Minute {
+		t.Fatalf("check %v, gone after %v", cfg.TopicCheckInterval, cfg.TopicGoneAfter)
+	}
+	if _, err := Load([]string{"-topic-check-interval", "1ms"}, env(nil)); err == nil || !strings.Contains(err.Error(), "topic-check-interval:") {
+		t.Fatalf("err = %v, want one naming topic-check-interval", err)
+	}
+	if _, err := Load(nil, env(map[string]string{"SLUICE_TOPIC_GONE_AFTER": "later"})); err == nil || !strings.Contains(err.Error(), "SLUICE_TOPIC_GONE_AFTER") {
+		t.Fatalf("err = %v, want one naming SLUICE_TOPIC_GONE_AFTER", err)
+	}
+}

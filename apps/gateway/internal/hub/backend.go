@@ -5,7 +5,11 @@
 //
 // Lock order (never take an earlier lock while holding a later one):
 //
-//	Hub.topicsMu → shard.mu → Subscription.mu
+//	Hub.topicsMu → shard.mu → endpointState.mu → Subscription.mu
+//
+// A topic's change (new epoch, added partitions) is handled on its consumer's
+// goroutine with no hub lock held while it waits for the dispatch workers; it
+// then takes shard.mu, endpointState.mu and Subscription.mu in that order.
 //
 // Sinks (connections) are called with Subscription.mu held and must not block:
 // they only enqueue.
@@ -14,6 +18,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Record is one Kafka record as the hub sees it.
@@ -36,24 +41,59 @@ type TopicMeta struct {
 // ErrTopicNotFound is returned by a Backend for a topic Kafka does not have.
 var ErrTopicNotFound = errors.New("topic does not exist in Kafka")
 
+// ErrEpochChanged is returned by Backend.Read when the topic is no longer the
+// incarnation asked for: its records must not go out under the old epoch.
+var ErrEpochChanged = errors.New("topic was deleted and created again")
+
+// TopicChange is what a topic's live consumer reports when the topic is no
+// longer what it was: deleted and created again (a new Epoch), or given more
+// partitions (same Epoch, more Partitions).
+type TopicChange struct {
+	Meta TopicMeta
+	// Since[p], for each partition that existed before partitions were added,
+	// is an offset below which no record was written with the new partition
+	// count: where the consumer was on p when it last confirmed the old count.
+	// SinceAt is when that was. Both are empty after a new epoch.
+	Since   map[int32]int64
+	SinceAt time.Time
+}
+
+// ConsumeEvents are the calls a topic's live consumer makes, all from its one
+// goroutine, never concurrently.
+type ConsumeEvents struct {
+	// Started is called once with the first offset it will deliver per partition.
+	Started func(next map[int32]int64)
+	// Deliver is called with the records of each fetch, in offset order per
+	// partition; it may keep the slice.
+	Deliver func([]Record)
+	// Changed is called between deliveries when the topic changed. Every record
+	// delivered after it returns belongs to ch.Meta, and the partitions the
+	// consumer did not read before (all of them after a new epoch) are read from
+	// their first offset.
+	Changed func(ch TopicChange)
+	// Gone is called when the topic has been missing from Kafka for longer than
+	// the backend waits for it to come back; the consumer then stops by itself.
+	Gone func()
+}
+
 // Backend is the hub's view of Kafka; the real one is internal/kafka, tests use
 // an in-memory log.
 type Backend interface {
 	Meta(ctx context.Context, topic string) (TopicMeta, error)
 	// Consume reads every partition of topic from its current end until stop is
-	// called. It calls started once with the first offset it will deliver per
-	// partition, then deliver with the records of each fetch, in offset order
-	// per partition, from one goroutine; deliver may keep the slice. Consume
-	// itself must not block; stop may (it waits for the consumer to finish) and
-	// is never called with hub locks held.
-	Consume(topic string, started func(next map[int32]int64), deliver func([]Record)) (stop func())
+	// called, reporting to ev (see ConsumeEvents). meta is what the hub believes
+	// the topic is; a consumer that finds otherwise reports it with Changed
+	// before delivering anything. Consume itself must not block; stop may (it
+	// waits for the consumer to finish) and is never called with hub locks held.
+	Consume(topic string, meta TopicMeta, ev ConsumeEvents) (stop func())
 	// Offsets returns the log start and end (next offset to be written).
 	Offsets(ctx context.Context, topic string, partition int32) (start, end int64, err error)
 	// OffsetAfter returns the first offset with a timestamp at or after ms (end if none).
 	OffsetAfter(ctx context.Context, topic string, partition int32, ms int64) (int64, error)
 	// Read calls fn for records of partition with from <= offset < until, in order,
-	// until fn returns false.
-	Read(ctx context.Context, topic string, partition int32, from, until int64, fn func(Record) bool) error
+	// until fn returns false. It returns ErrEpochChanged (reading nothing) when
+	// the topic is no longer the incarnation epoch.
+	Read(ctx context.Context, topic, epoch string, partition int32, from, until int64, fn func(Record) bool) error
 	// PartitionFor is the partition Kafka's default partitioner picks for key.
 	PartitionFor(key []byte, partitions int32) int32
 }

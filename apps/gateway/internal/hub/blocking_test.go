@@ -30,8 +30,8 @@ func (b *stallingBackend) Meta(ctx context.Context, topic string) (TopicMeta, er
 	return b.memBackend.Meta(ctx, topic)
 }
 
-func (b *stallingBackend) Consume(topic string, started func(map[int32]int64), deliver func([]Record)) func() {
-	stop := b.memBackend.Consume(topic, started, deliver)
+func (b *stallingBackend) Consume(topic string, meta TopicMeta, ev ConsumeEvents) func() {
+	stop := b.memBackend.Consume(topic, meta, ev)
 	if topic != b.topic {
 		return stop
 	}

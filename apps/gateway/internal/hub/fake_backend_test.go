@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"hash/fnv"
+	"maps"
 	"sync"
 	"time"
 )
@@ -13,6 +14,14 @@ type memBackend struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	topics map[string]*memTopic
+	gone   map[string]bool
+	// checks counts the test's metadata checks; consumed is the last one a
+	// consumer acted on.
+	checks, consumed int
+	// readGate, when set, holds every Read until it is closed (a catch-up in
+	// progress); reading is closed when a Read is waiting on it.
+	readGate chan struct{}
+	reading  chan struct{}
 }
 
 type memTopic struct {
@@ -22,7 +31,7 @@ type memTopic struct {
 }
 
 func newMemBackend() *memBackend {
-	b := &memBackend{topics: map[string]*memTopic{}}
+	b := &memBackend{topics: map[string]*memTopic{}, gone: map[string]bool{}}
 	b.cond = sync.NewCond(&b.mu)
 	return b
 }
@@ -65,7 +74,9 @@ func (b *memBackend) Meta(_ context.Context, topic string) (TopicMeta, error) {
 	return TopicMeta{Epoch: t.epoch, Partitions: int32(len(t.parts))}, nil
 }
 
-func (b *memBackend) Consume(topic string, started func(map[int32]int64), deliver func([]Record)) func() {
+// Consume tails the topic. Like the real consumer it notices a topic change only
+// when it checks the topic's metadata: here when the test calls check.
+func (b *memBackend) Consume(topic string, _ TopicMeta, ev ConsumeEvents) func() {
 	var stopped bool
 	b.mu.Lock()
 	t := b.topics[topic]
@@ -73,26 +84,68 @@ func (b *memBackend) Consume(topic string, started func(map[int32]int64), delive
 	for p := range t.parts {
 		next[int32(p)] = t.start[p] + int64(len(t.parts[p]))
 	}
+	confirmed, confirmedAt := maps.Clone(next), time.Now()
+	checked := b.checks
 	b.mu.Unlock()
-	started(next)
+	ev.Started(maps.Clone(next))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for !stopped {
-			progressed := false
-			for p := range t.parts {
-				for next[int32(p)] < t.start[p]+int64(len(t.parts[p])) {
-					r := t.parts[p][next[int32(p)]-t.start[p]]
-					next[int32(p)]++
+			if b.checks != checked {
+				checked = b.checks
+				cur := b.topics[topic]
+				switch {
+				case cur == nil && b.gone[topic]:
+					b.consumed = b.checks
+					b.cond.Broadcast()
 					b.mu.Unlock()
-					deliver([]Record{r})
+					ev.Gone()
+					b.mu.Lock()
+					return
+				case cur == nil:
+				case cur != t:
+					t = cur
+					next = map[int32]int64{}
+					for p := range t.parts {
+						next[int32(p)] = 0
+					}
+					meta := TopicMeta{Epoch: t.epoch, Partitions: int32(len(t.parts))}
+					b.mu.Unlock()
+					ev.Changed(TopicChange{Meta: meta})
+					b.mu.Lock()
+				case len(t.parts) > len(next):
+					for p := len(next); p < len(t.parts); p++ {
+						next[int32(p)] = 0
+					}
+					ch := TopicChange{Meta: TopicMeta{Epoch: t.epoch, Partitions: int32(len(t.parts))}, Since: maps.Clone(confirmed), SinceAt: confirmedAt}
+					b.mu.Unlock()
+					ev.Changed(ch)
+					b.mu.Lock()
+				default:
+					confirmed, confirmedAt = maps.Clone(next), time.Now()
+				}
+				b.cond.Broadcast() // for waitChecked
+			}
+			progressed := false
+			for p := range next {
+				if int(p) >= len(t.parts) {
+					continue
+				}
+				for next[p] < t.start[p]+int64(len(t.parts[p])) {
+					r := t.parts[p][next[p]-t.start[p]]
+					next[p]++
+					b.mu.Unlock()
+					ev.Deliver([]Record{r})
 					b.mu.Lock()
 					progressed = true
 				}
 			}
+			b.consumed = b.checks
 			if !progressed && !stopped {
+				b.cond.Broadcast()
 				b.cond.Wait()
 			}
 		}
@@ -106,10 +159,65 @@ func (b *memBackend) Consume(topic string, started func(map[int32]int64), delive
 	}
 }
 
+// holdReads makes every Read wait until the returned function is called; the
+// channel is closed once a Read waits.
+func (b *memBackend) holdReads() (waiting <-chan struct{}, release func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	gate, reading := make(chan struct{}), make(chan struct{})
+	b.readGate, b.reading = gate, reading
+	return reading, func() {
+		b.mu.Lock()
+		b.readGate = nil
+		b.mu.Unlock()
+		close(gate)
+	}
+}
+
+// check makes the consumers look at the topics' metadata and waits until one
+// has acted on it (the tests run one consumer at a time).
+func (b *memBackend) check() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.checks++
+	b.cond.Broadcast()
+	for b.consumed != b.checks {
+		b.cond.Wait()
+	}
+}
+
+// recreate deletes the topic and creates it again with a new epoch (the
+// consumers notice at the next check).
+func (b *memBackend) recreate(name, epoch string, partitions int) {
+	b.createTopic(name, epoch, partitions)
+}
+
+// addPartitions grows the topic (noticed at the next check).
+func (b *memBackend) addPartitions(name string, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.topics[name]
+	for range n {
+		t.parts = append(t.parts, nil)
+		t.start = append(t.start, 0)
+	}
+}
+
+// deleteTopic removes the topic; forGood makes the next check report it gone.
+func (b *memBackend) deleteTopic(name string, forGood bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.topics, name)
+	b.gone[name] = forGood
+}
+
 func (b *memBackend) Offsets(_ context.Context, topic string, p int32) (int64, int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.topics[topic]
+	if t == nil || int(p) >= len(t.parts) {
+		return 0, 0, ErrTopicNotFound
+	}
 	return t.start[p], t.start[p] + int64(len(t.parts[p])), nil
 }
 
@@ -117,6 +225,9 @@ func (b *memBackend) OffsetAfter(_ context.Context, topic string, p int32, ms in
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.topics[topic]
+	if t == nil || int(p) >= len(t.parts) {
+		return 0, ErrTopicNotFound
+	}
 	for _, r := range t.parts[p] {
 		if r.TS >= ms {
 			return r.Offset, nil
@@ -125,9 +236,24 @@ func (b *memBackend) OffsetAfter(_ context.Context, topic string, p int32, ms in
 	return t.start[p] + int64(len(t.parts[p])), nil
 }
 
-func (b *memBackend) Read(_ context.Context, topic string, p int32, from, until int64, fn func(Record) bool) error {
+func (b *memBackend) Read(_ context.Context, topic, epoch string, p int32, from, until int64, fn func(Record) bool) error {
+	b.mu.Lock()
+	gate, reading := b.readGate, b.reading
+	b.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-reading:
+		default:
+			close(reading)
+		}
+		<-gate
+	}
 	b.mu.Lock()
 	t := b.topics[topic]
+	if t == nil || t.epoch != epoch {
+		b.mu.Unlock()
+		return ErrEpochChanged
+	}
 	var recs []Record
 	for _, r := range t.parts[p] {
 		if r.Offset >= from && r.Offset < until {

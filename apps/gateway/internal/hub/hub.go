@@ -50,10 +50,12 @@ type Hub struct {
 	stats  Stats
 }
 
-// dispatchJob is one worker's share of a fetch.
+// dispatchJob is one worker's share of a fetch, or a barrier: a topic change
+// waits until every worker has routed what was dispatched before it.
 type dispatchJob struct {
-	t    *topicState
-	recs []routedRecord
+	t       *topicState
+	recs    []routedRecord
+	barrier *sync.WaitGroup
 }
 
 type routedRecord struct {
@@ -78,27 +80,61 @@ type shard struct {
 type endpointKey struct{ topic, key string }
 
 type topicState struct {
-	name    string
-	meta    TopicMeta
+	name string
+	// meta is the topic as its consumer last found it; replaced (never
+	// modified) by topicChanged on the consumer goroutine.
+	meta    atomic.Pointer[TopicMeta]
 	stop    func()
 	started chan struct{}
 	// next[p] is the offset the live consumer delivers next; set before a record
-	// is dispatched (see register for why).
-	next  []atomic.Int64
+	// is dispatched (see Subscribe for why). The slice is replaced when
+	// partitions are added or the epoch changes.
+	next atomic.Pointer[[]atomic.Int64]
+	// since is TopicChange.Since of the last partition growth seen (nil before
+	// one): where a key that moved starts on its new partition.
+	since atomic.Pointer[map[int32]int64]
+	// refs and timer are guarded by Hub.topicsMu.
 	refs  int
 	timer *time.Timer
 }
 
+// nextOf is where the live consumer is on partition p (0 for a partition it
+// does not read yet: it will read it from its start).
+func (t *topicState) nextOf(p int32) int64 {
+	next := *t.next.Load()
+	if p < 0 || int(p) >= len(next) {
+		return 0
+	}
+	return next[p].Load()
+}
+
+// moveStart is the first offset of partition p (of the current epoch) that can
+// hold records of a key that moved there when partitions were added, if this
+// node saw the growth.
+func (t *topicState) moveStart(p int32) (int64, bool) {
+	since := t.since.Load()
+	if since == nil {
+		return 0, false
+	}
+	if off, ok := (*since)[p]; ok {
+		return off, true
+	}
+	return 0, true // a partition added since: all of it
+}
+
 // endpointState is one concrete endpoint (topic + key) that has subscribers.
 type endpointState struct {
-	key       endpointKey
-	path      string
-	topic     *topicState
-	partition int32
+	key   endpointKey
+	path  string
+	topic *topicState
 
-	mu     sync.Mutex // guards everything below
-	format string
-	subs   []*Subscription
+	mu sync.Mutex // guards everything below
+	// epoch and partition say where the key's records are; a topic change
+	// moves them (topicChanged).
+	epoch     string
+	partition int32
+	format    string
+	subs      []*Subscription
 	// cache holds the newest frames; it is complete from coveredFrom on: every
 	// record of this key on partition with offset >= coveredFrom is in it or was
 	// evicted (which raises coveredFrom).
@@ -144,6 +180,10 @@ func (h *Hub) work(jobs <-chan dispatchJob) {
 		case <-h.ctx.Done():
 			return
 		case job := <-jobs:
+			if job.barrier != nil {
+				job.barrier.Done()
+				continue
+			}
 			for i := range job.recs {
 				h.route(job.t, &job.recs[i])
 			}
@@ -264,16 +304,25 @@ func (h *Hub) acquireTopic(ctx context.Context, topic string) (*topicState, erro
 // startTopic registers the topic's state and starts its live consumer; called
 // with topicsMu held (Backend.Consume does not block).
 func (h *Hub) startTopic(topic string, meta TopicMeta) *topicState {
-	t := &topicState{name: topic, meta: meta, started: make(chan struct{}), next: make([]atomic.Int64, meta.Partitions)}
+	t := &topicState{name: topic, started: make(chan struct{})}
+	t.meta.Store(&meta)
+	next := make([]atomic.Int64, meta.Partitions)
+	t.next.Store(&next)
 	h.topics[topic] = t
-	t.stop = h.backend.Consume(topic, func(next map[int32]int64) {
-		for p, off := range next {
-			if int(p) < len(t.next) {
-				t.next[p].Store(off)
+	t.stop = h.backend.Consume(topic, meta, ConsumeEvents{
+		Started: func(at map[int32]int64) {
+			next := *t.next.Load()
+			for p, off := range at {
+				if int(p) < len(next) {
+					next[p].Store(off)
+				}
 			}
-		}
-		close(t.started)
-	}, func(recs []Record) { h.dispatch(t, recs) })
+			close(t.started)
+		},
+		Deliver: func(recs []Record) { h.dispatch(t, recs) },
+		Changed: func(ch TopicChange) { h.topicChanged(t, ch) },
+		Gone:    func() { h.topicGone(t) },
+	})
 	return t
 }
 
@@ -307,11 +356,12 @@ func (h *Hub) releaseTopic(t *topicState) {
 func (h *Hub) dispatch(t *topicState, recs []Record) {
 	h.stats.Records.Add(int64(len(recs)))
 	shares := make([][]routedRecord, len(h.workers))
+	next := *t.next.Load()
 	for _, r := range recs {
 		// next is stored before the record's endpoint is looked up (by a
 		// worker, later): see Subscribe.
-		if int(r.Partition) < len(t.next) {
-			t.next[r.Partition].Store(r.Offset + 1)
+		if int(r.Partition) < len(next) {
+			next[r.Partition].Store(r.Offset + 1)
 		}
 		i := h.shardIndex(t.name, r.Key)
 		w := i % len(h.workers)
@@ -352,10 +402,11 @@ func (h *Hub) route(t *topicState, r *routedRecord) {
 	}
 }
 
+// newFrame builds the frame of one of the endpoint's records; called with ep.mu held.
 func (ep *endpointState) newFrame(r Record) *Frame {
 	return newFrame(&protocol.Message{
 		Endpoint:  ep.path,
-		Epoch:     ep.topic.meta.Epoch,
+		Epoch:     ep.epoch,
 		Partition: r.Partition,
 		Seq:       r.Offset,
 		TS:        r.TS,

@@ -19,10 +19,24 @@ type recorder struct {
 	frames []*Frame
 	gaps   []protocol.Gap
 	ended  []protocol.Code
+	// events is frames and gaps in the order they came, as "value" for a
+	// frame (its JSON data) and "gap:reason:epoch:partition:from:to" for a gap.
+	events []string
 }
 
-func (r *recorder) Deliver(f *Frame)   { r.mu.Lock(); r.frames = append(r.frames, f); r.mu.Unlock() }
-func (r *recorder) Gap(g protocol.Gap) { r.mu.Lock(); r.gaps = append(r.gaps, g); r.mu.Unlock() }
+func (r *recorder) Deliver(f *Frame) {
+	r.mu.Lock()
+	r.frames = append(r.frames, f)
+	r.events = append(r.events, dataOf(f))
+	r.mu.Unlock()
+}
+
+func (r *recorder) Gap(g protocol.Gap) {
+	r.mu.Lock()
+	r.gaps = append(r.gaps, g)
+	r.events = append(r.events, fmt.Sprintf("gap:%s:%s:%d:%d:%d", g.Reason, g.Epoch, g.Partition, g.FromSeq, g.ToSeq))
+	r.mu.Unlock()
+}
 func (r *recorder) Ended(_ *Subscription, c protocol.Code, _ string) {
 	r.mu.Lock()
 	r.ended = append(r.ended, c)

@@ -82,7 +82,7 @@ func waitNext(t *testing.T, h *Hub, p int32, next int64) {
 		h.topicsMu.Lock()
 		ts := h.topics["prices"]
 		h.topicsMu.Unlock()
-		if ts != nil && ts.next[p].Load() >= next {
+		if ts != nil && ts.nextOf(p) >= next {
 			return
 		}
 		time.Sleep(time.Millisecond)

@@ -15,9 +15,12 @@ type Subscription struct {
 	ep   *endpointState
 	sink Sink
 
-	// Path is the canonical endpoint path; Epoch and Partition say where its
-	// messages live (PROTOCOL.md, "Subscribing").
-	Path      string
+	// Path is the canonical endpoint path.
+	Path string
+	// Epoch and Partition say where its messages live (PROTOCOL.md,
+	// "Subscribing"). A topic change moves them: they are written with both the
+	// endpoint's and the subscription's mutex held, so the sink may read them
+	// in its calls.
 	Epoch     string
 	Partition int32
 	// Seq is the offset just before the first message the subscription can
@@ -32,11 +35,33 @@ type Subscription struct {
 	live    bool
 	closed  bool
 	lastSeq int64 // highest offset delivered on Partition; -1 before the first
-	pending []*Frame
+	// prevPart and prevSeq do the same for the partition the key left when
+	// partitions were added (-1: none), whose last records may still come.
+	prevPart int32
+	prevSeq  int64
+	// moveFrom is where the reader continues on Partition once it finished the
+	// partition the key left.
+	moveFrom int64
+	// offFirst is the first offset delivered per partition other than
+	// Partition and prevPart (nil until one is).
+	offFirst map[int32]int64
+	pending  []*Frame
 	// overflow is set when pending hit MaxPending during a catch-up: the
 	// catch-up then reads Kafka further instead of trusting pending.
 	overflow bool
 	cancel   context.CancelFunc
+	// gen counts restarts (new epochs): a reader of an older generation stops
+	// delivering.
+	gen int
+	// attachedAt is when s started receiving live records (live or pending).
+	attachedAt time.Time
+}
+
+// cursor is where a catch-up reader is: partition and next offset (-1 until
+// the start is known).
+type cursor struct {
+	part int32
+	next int64
 }
 
 // Subscribe registers sink for the concrete endpoint p (already authorised by the
@@ -61,14 +86,9 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 		return nil, err
 	}
 	key := []byte(p.Key)
-	s := &Subscription{
-		hub:       h,
-		sink:      sink,
-		Path:      p.String(),
-		Epoch:     t.meta.Epoch,
-		Partition: h.backend.PartitionFor(key, t.meta.Partitions),
-		lastSeq:   -1,
-	}
+	s := &Subscription{hub: h, sink: sink, Path: p.String(), lastSeq: -1, prevPart: -1}
+	meta := t.meta.Load()
+	s.Epoch, s.Partition = meta.Epoch, h.backend.PartitionFor(key, meta.Partitions)
 	begin := startAt{next: -1}
 	if s.startNeedsKafka(from) {
 		// Before any lock: the start offset is read before registration, which
@@ -79,6 +99,7 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 			return nil, err
 		}
 	}
+	resolvedFor := [2]any{s.Epoch, s.Partition}
 
 	sh := h.shardFor(p.Topic, key)
 	sh.mu.Lock()
@@ -87,15 +108,25 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 	// map; when it already exists, ours is returned below.
 	extraRef := ep != nil
 	if ep == nil {
-		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, partition: s.Partition, format: format}
+		// The topic's layout is read under shard.mu: a change published after
+		// this finds the endpoint in the shard and moves it (topicChanged).
+		meta := t.meta.Load()
+		part := h.backend.PartitionFor(key, meta.Partitions)
+		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, epoch: meta.Epoch, partition: part, format: format}
 		// Every record at or after the consumer's next offset will reach this
 		// endpoint: dispatch stores next before it looks endpoints up.
-		ep.coveredFrom = t.next[s.Partition].Load()
+		ep.coveredFrom = t.nextOf(part)
 		sh.endpoints[ep.key] = ep
 	}
 	s.ep = ep
 	ep.mu.Lock()
 	sh.mu.Unlock()
+	s.Epoch, s.Partition = ep.epoch, ep.partition
+	if begin.next >= 0 && resolvedFor != [2]any{s.Epoch, s.Partition} {
+		// The topic changed while the start was read: the catch-up finds it
+		// again for the new layout.
+		begin = startAt{next: -1}
+	}
 	h.stats.Subscriptions.Add(1)
 	switch {
 	case from.Kind == protocol.FromLatest:
@@ -103,18 +134,25 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 		// (dispatch stores next before a worker takes ep.mu to route it), and
 		// the ones before it that are still on their way are skipped, so the
 		// subscription's stream is exactly "after Seq".
-		s.Seq = ep.topic.next[s.Partition].Load() - 1
+		s.Seq = ep.topic.nextOf(s.Partition) - 1
 	case begin.next >= 0:
 		s.Seq = begin.next - 1
-	default: // a position in this epoch and partition: exactly after it
-		s.Seq = from.Seq
+	case from.Kind == protocol.FromPosition && from.Epoch == s.Epoch && from.Partition == s.Partition:
+		s.Seq = from.Seq // exactly after it
+	default:
+		// The start is found by the catch-up (the topic changed meanwhile, or
+		// the position is on the partition the key left when partitions were
+		// added): -1 can only make a resume repeat messages, never skip any.
+		s.Seq = -1
 	}
 	s.lastSeq = s.Seq
 	if ready != nil {
 		ready(s)
 	}
 	if begin.epochChanged {
-		s.gap(0, 0, "epoch")
+		s.mu.Lock()
+		s.gapLocked(s.Partition, 0, 0, ReasonEpoch)
+		s.mu.Unlock()
 	}
 	h.attach(s, from, begin.next)
 	ep.mu.Unlock()
@@ -133,6 +171,7 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 	ep := s.ep
 	ep.subs = append(ep.subs, s)
 	ep.idleSince = time.Time{}
+	s.attachedAt = time.Now()
 	if from.Kind == protocol.FromLatest {
 		s.live = true
 		return
@@ -142,7 +181,7 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 		s.live = true
 		return
 	}
-	if next < 0 {
+	if next < 0 && from.Kind == protocol.FromPosition && from.Epoch == s.Epoch && from.Partition == s.Partition {
 		if frames, ok := ep.cachedFrom(from.Seq + 1); ok {
 			h.stats.CacheHits.Add(1)
 			s.mu.Lock()
@@ -154,12 +193,9 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 			return
 		}
 	}
-	cctx, cancel := context.WithCancel(h.ctx)
 	s.mu.Lock()
-	s.cancel = cancel
+	s.startCatchUpLocked(from, cursor{part: s.Partition, next: next})
 	s.mu.Unlock()
-	h.stats.CatchUps.Add(1)
-	go s.catchUp(cctx, from, next)
 }
 
 // deliverLive is called by dispatch with ep.mu held.
@@ -184,27 +220,51 @@ func (s *Subscription) deliverLive(f *Frame) {
 // deliverLocked delivers f unless it was already delivered (a catch-up and the live
 // stream overlap; offsets tell which records a subscriber has seen).
 func (s *Subscription) deliverLocked(f *Frame) {
-	if f.Partition == s.Partition {
+	switch f.Partition {
+	case s.Partition:
 		if f.Seq <= s.lastSeq {
 			return
 		}
 		s.lastSeq = f.Seq
+	case s.prevPart:
+		if f.Seq <= s.prevSeq {
+			return
+		}
+		s.prevSeq = f.Seq
+	default:
+		// A record of the key on a partition it does not map to: a producer
+		// with another partitioner, or partitions were added and the hub has
+		// not noticed yet. Remembered for when it does (see move).
+		if _, ok := s.offFirst[f.Partition]; !ok {
+			if s.offFirst == nil {
+				s.offFirst = map[int32]int64{}
+			}
+			s.offFirst[f.Partition] = f.Seq
+		}
 	}
 	s.sink.Deliver(f)
 }
 
 // catchUp reads Kafka from the requested start up to the live stream, then
-// switches the subscription to live delivery.
-// next is the first offset to read, or -1 to find it from the position in from.
-func (s *Subscription) catchUp(ctx context.Context, from protocol.From, next int64) {
+// switches the subscription to live delivery. When partitions were added and the
+// key moved, it first finishes the partition the key left, then tells the gap
+// and reads the new one from where the key's records start there.
+func (s *Subscription) catchUp(ctx context.Context, gen int, from protocol.From, c cursor) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.readToEnd(ctx, from, &next)
+		err := s.readToEnd(ctx, gen, from, &c)
 		if err == nil {
-			if s.goLive() {
+			switch s.goLive(gen, c.part) {
+			case wentLive, superseded:
 				return
+			case readFurther: // live frames were dropped while we read
+			case moved:
+				err = s.follow(ctx, gen, &c)
 			}
-			continue // live frames were dropped while we read: read Kafka further
+			if err == nil {
+				backoff = 100 * time.Millisecond
+				continue
+			}
 		}
 		if ctx.Err() != nil {
 			return
@@ -219,28 +279,40 @@ func (s *Subscription) catchUp(ctx context.Context, from protocol.From, next int
 	}
 }
 
-// readToEnd reads from *next (found from "from" on the first call) up to the
-// partition's current end, advancing *next as it goes.
-func (s *Subscription) readToEnd(ctx context.Context, from protocol.From, next *int64) error {
-	if *next < 0 {
-		start, err := s.startOffset(ctx, from)
-		if err != nil {
+// readToEnd reads from c.next (found from "from" on the first call) up to the
+// partition's current end, advancing c.next as it goes.
+func (s *Subscription) readToEnd(ctx context.Context, gen int, from protocol.From, c *cursor) error {
+	if c.next < 0 {
+		if err := s.startOffset(ctx, gen, from, c); err != nil {
 			return err
 		}
-		*next = start
 	}
-	return s.readUpToEnd(ctx, s.ep.topic.name, next)
+	return s.readUpToEnd(ctx, gen, c)
 }
+
+type goLiveResult int
+
+const (
+	wentLive    goLiveResult = iota
+	readFurther              // live frames were dropped: read Kafka further
+	moved                    // the key moved to another partition: follow it
+	superseded               // a new epoch restarted the subscription
+)
 
 // goLive hands the subscription over to live delivery: the live frames held
 // while catching up go out (those already read from Kafka are skipped by
-// offset). It returns false when some were dropped, so the caller reads further.
-func (s *Subscription) goLive() bool {
+// offset).
+func (s *Subscription) goLive(gen int, part int32) goLiveResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.overflow {
+	switch {
+	case s.gen != gen || s.closed:
+		return superseded
+	case s.overflow:
 		s.pending, s.overflow = nil, false
-		return false
+		return readFurther
+	case part != s.Partition:
+		return moved
 	}
 	pending := s.pending
 	s.pending = nil
@@ -248,7 +320,7 @@ func (s *Subscription) goLive() bool {
 		s.deliverLocked(f)
 	}
 	s.live = true
-	return true
+	return wentLive
 }
 
 // startAt is where a catch-up begins when only Kafka can say: next is the first
@@ -266,7 +338,9 @@ func (s *Subscription) startNeedsKafka(from protocol.From) bool {
 	case protocol.FromEarliest, protocol.FromTime:
 		return true
 	case protocol.FromPosition:
-		return from.Epoch != s.Epoch || from.Partition != s.Partition
+		// Another partition of this epoch is one the key left when partitions
+		// were added: the catch-up finishes it first (startOffset).
+		return from.Epoch != s.Epoch
 	}
 	return false
 }
@@ -287,32 +361,119 @@ func (s *Subscription) resolveStart(ctx context.Context, topic string, from prot
 	return startAt{next: first, epochChanged: from.Kind == protocol.FromPosition}, nil
 }
 
-// startOffset turns a position of the subscription's own epoch and partition
-// into the first offset to read, reporting a gap for what Kafka no longer holds.
-func (s *Subscription) startOffset(ctx context.Context, from protocol.From) (int64, error) {
-	first, end, err := s.hub.backend.Offsets(ctx, s.ep.topic.name, s.Partition)
-	if err != nil {
-		return -1, err
-	}
-	want := from.Seq + 1
-	if want < first {
-		s.gap(want, first, "retention")
-		return first, nil
-	}
-	return min(want, end), nil
-}
-
-func (s *Subscription) readUpToEnd(ctx context.Context, topic string, next *int64) error {
-	_, end, err := s.hub.backend.Offsets(ctx, topic, s.Partition)
+// follow points the reader at the partition the key moved to, after the one it
+// left was read to its end, and tells the subscriber.
+func (s *Subscription) follow(ctx context.Context, gen int, c *cursor) error {
+	s.mu.Lock()
+	part, from := s.Partition, s.moveFrom
+	s.mu.Unlock()
+	start, _, err := s.hub.backend.Offsets(ctx, s.ep.topic.name, part)
 	if err != nil {
 		return err
 	}
-	if *next >= end {
+	from = max(from, start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen || s.closed || part != s.Partition {
+		return nil // superseded or moved again: goLive tells
+	}
+	s.lastSeq = max(s.lastSeq, from-1)
+	s.sink.Gap(protocol.Gap{Type: "gap", Endpoint: s.Path, Epoch: s.Epoch, Partition: part, FromSeq: from, ToSeq: from, Reason: ReasonRepartitioned})
+	*c = cursor{part: part, next: from}
+	return nil
+}
+
+// startOffset turns from into the cursor's first offset, reporting gaps for a
+// position Kafka no longer holds or a topic that was recreated. A position on
+// another partition of the same epoch is one the key left when partitions were
+// added: the reader finishes that partition first (see catchUp).
+func (s *Subscription) startOffset(ctx context.Context, gen int, from protocol.From, c *cursor) error {
+	b, t := s.hub.backend, s.ep.topic
+	s.mu.Lock()
+	epoch, part := s.Epoch, s.Partition
+	s.mu.Unlock()
+	if from.Kind == protocol.FromPosition && from.Epoch == epoch && from.Partition != part &&
+		from.Partition >= 0 && from.Partition < t.meta.Load().Partitions {
+		moveFrom, known := t.moveStart(part)
+		if !known {
+			// This node did not see the partitions being added: all of the
+			// new partition (records of other keys are skipped).
+			start, _, err := b.Offsets(ctx, t.name, part)
+			if err != nil {
+				return err
+			}
+			moveFrom = start
+		}
+		start, end, err := b.Offsets(ctx, t.name, from.Partition)
+		if err != nil {
+			return err
+		}
+		want := from.Seq + 1
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.gen != gen {
+			return nil
+		}
+		s.prevPart, s.prevSeq, s.moveFrom = from.Partition, from.Seq, moveFrom
+		if want < start {
+			s.gapLocked(from.Partition, want, start, "retention")
+			want = start
+		}
+		*c = cursor{part: from.Partition, next: min(want, end)}
 		return nil
 	}
+	start, end, err := b.Offsets(ctx, t.name, part)
+	if err != nil {
+		return err
+	}
+	next := end
+	switch from.Kind {
+	case protocol.FromEarliest:
+		next = start
+	case protocol.FromTime:
+		if next, err = b.OffsetAfter(ctx, t.name, part, from.Time); err != nil {
+			return err
+		}
+	case protocol.FromPosition:
+		s.mu.Lock()
+		if s.gen != gen {
+			s.mu.Unlock()
+			return nil
+		}
+		if from.Epoch != epoch || from.Partition != part {
+			s.gapLocked(part, 0, 0, ReasonEpoch)
+			next = start
+		} else {
+			want := from.Seq + 1
+			s.lastSeq = max(s.lastSeq, from.Seq)
+			if want < start {
+				s.gapLocked(part, want, start, "retention")
+				want = start
+			}
+			next = min(want, end)
+		}
+		s.mu.Unlock()
+	}
+	*c = cursor{part: part, next: next}
+	return nil
+}
+
+// readUpToEnd reads c's partition from c.next to its current end.
+func (s *Subscription) readUpToEnd(ctx context.Context, gen int, c *cursor) error {
+	topic := s.ep.topic.name
+	_, end, err := s.hub.backend.Offsets(ctx, topic, c.part)
+	if err != nil {
+		return err
+	}
+	if c.next >= end {
+		return nil
+	}
+	s.mu.Lock()
+	epoch := s.Epoch
+	s.mu.Unlock()
 	key := s.ep.key.key
-	err = s.hub.backend.Read(ctx, topic, s.Partition, *next, end, func(r Record) bool {
-		*next = r.Offset + 1
+	err = s.hub.backend.Read(ctx, topic, epoch, c.part, c.next, end, func(r Record) bool {
+		c.next = r.Offset + 1
 		if string(r.Key) != key {
 			return true
 		}
@@ -320,24 +481,23 @@ func (s *Subscription) readUpToEnd(ctx context.Context, topic string, next *int6
 		f := s.ep.newFrame(r)
 		s.ep.mu.Unlock()
 		s.mu.Lock()
-		closed := s.closed
-		if !closed {
+		stale := s.closed || s.gen != gen || f.Epoch != epoch
+		if !stale {
 			s.deliverLocked(f)
 		}
 		s.mu.Unlock()
-		return !closed
+		return !stale
 	})
 	if err == nil {
-		*next = end
+		c.next = end
 	}
 	return err
 }
 
-func (s *Subscription) gap(from, to int64, reason string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// gapLocked tells the sink about messages that will not arrive; s.mu held.
+func (s *Subscription) gapLocked(part int32, from, to int64, reason string) {
 	if !s.closed {
-		s.sink.Gap(protocol.Gap{Type: "gap", Endpoint: s.Path, Epoch: s.Epoch, Partition: s.Partition, FromSeq: from, ToSeq: to, Reason: reason})
+		s.sink.Gap(protocol.Gap{Type: "gap", Endpoint: s.Path, Epoch: s.Epoch, Partition: part, FromSeq: from, ToSeq: to, Reason: reason})
 	}
 }
 

@@ -10,12 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 )
@@ -30,6 +32,13 @@ type Cluster struct {
 
 	metaMu sync.Mutex
 	meta   map[string]cachedMeta
+
+	// CheckEvery is how often a live consumer asks Kafka for its topic's id and
+	// partition count; a fetch error makes it ask at once. GoneAfter is how long
+	// the topic may be missing before the consumer reports it gone. Set before
+	// the first Consume.
+	CheckEvery time.Duration
+	GoneAfter  time.Duration
 }
 
 // metaTTL bounds how stale a cached topic id and partition count may be. Every
@@ -64,6 +73,9 @@ func New(brokers []string, log *slog.Logger) (*Cluster, error) {
 		adm:     kadm.NewClient(cl),
 		keyPart: kgo.StickyKeyPartitioner(nil).ForTopic(""),
 		meta:    map[string]cachedMeta{},
+
+		CheckEvery: 2 * time.Second,
+		GoneAfter:  30 * time.Second,
 	}, nil
 }
 
@@ -89,23 +101,51 @@ func (c *Cluster) Meta(ctx context.Context, topic string) (hub.TopicMeta, error)
 	return m, nil
 }
 
+// remember replaces the cached metadata with what a live consumer just found,
+// so publishes and new subscribers stop answering with an old epoch at once
+// rather than after metaTTL; forget drops it (the topic is gone).
+func (c *Cluster) remember(topic string, m hub.TopicMeta) {
+	c.metaMu.Lock()
+	c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
+	c.metaMu.Unlock()
+}
+
+func (c *Cluster) forget(topic string) {
+	c.metaMu.Lock()
+	delete(c.meta, topic)
+	c.metaMu.Unlock()
+}
+
+// fetchMeta asks a broker for the topic's id and partition count. It bypasses
+// the client's metadata cache (kadm.Metadata answers from a cache up to
+// MetadataMinAge old): a live consumer's check must see a change at once, and
+// TopicChange.Since is only right if the answer is not older than the request.
 func (c *Cluster) fetchMeta(ctx context.Context, topic string) (hub.TopicMeta, error) {
-	md, err := c.adm.Metadata(ctx, topic)
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, c.cl)
 	if err != nil {
 		return hub.TopicMeta{}, err
 	}
-	d, ok := md.Topics[topic]
-	if !ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition) {
-		return hub.TopicMeta{}, hub.ErrTopicNotFound
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			if errors.Is(err, kerr.UnknownTopicOrPartition) {
+				return hub.TopicMeta{}, hub.ErrTopicNotFound
+			}
+			return hub.TopicMeta{}, err
+		}
+		if len(t.Partitions) == 0 {
+			// Nothing could be read or written (and keys could not be mapped).
+			return hub.TopicMeta{}, fmt.Errorf("topic %s has no partitions", topic)
+		}
+		return hub.TopicMeta{Epoch: base64.RawURLEncoding.EncodeToString(t.TopicID[:]), Partitions: int32(len(t.Partitions))}, nil
 	}
-	if d.Err != nil {
-		return hub.TopicMeta{}, d.Err
-	}
-	if len(d.Partitions) == 0 {
-		// Nothing could be read or written (and keys could not be mapped).
-		return hub.TopicMeta{}, fmt.Errorf("topic %s has no partitions", topic)
-	}
-	return hub.TopicMeta{Epoch: base64.RawURLEncoding.EncodeToString(d.ID[:]), Partitions: int32(len(d.Partitions))}, nil
+	return hub.TopicMeta{}, hub.ErrTopicNotFound
 }
 
 // PartitionFor is the partition Kafka's default partitioner (murmur2, as in the
@@ -149,7 +189,22 @@ func (c *Cluster) OffsetAfter(ctx context.Context, topic string, partition int32
 }
 
 // Consume starts the topic's live consumer at the current end of every partition.
-func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver func([]hub.Record)) func() {
+//
+// It follows the topic's changes (hub.ConsumeEvents): every CheckEvery, and at
+// once after a fetch error (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, offset
+// out of range, …), it asks Kafka for the topic's id and partition count. franz-go
+// cannot do this for us: it never adopts a recreated topic's new id (its
+// partitions fail with UNKNOWN_TOPIC_ID until the topic is purged and re-added),
+// its metadata refreshes are not observable (no hook), and a direct consumer
+// reads only the partitions it was given. So:
+//   - a new id: Changed, then a new client reads every partition from its start;
+//   - more partitions: Changed, then AddConsumePartitions from their start;
+//   - missing for GoneAfter: Gone, and the consumer stops.
+//
+// The worst case between a change and Changed is CheckEvery plus one metadata
+// round trip (and a poll in progress: records fetched before the check are
+// delivered first, which is right, they are older).
+func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -159,36 +214,67 @@ func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver f
 		if ends == nil {
 			return
 		}
-		at := map[int32]kgo.Offset{}
-		for p, off := range ends {
-			at[p] = kgo.NewOffset().At(off)
-		}
-		cl, err := kgo.NewClient(
-			kgo.SeedBrokers(c.brokers...),
-			kgo.ClientID("sluice-gateway-live"),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
-			kgo.FetchMaxWait(500*time.Millisecond),
-		)
+		cl, err := c.liveClient(topic, ends)
 		if err != nil {
 			c.log.Error("cannot create consumer", "topic", topic, "err", err)
 			return
 		}
-		defer cl.Close()
-		started(ends)
+		defer func() { cl.Close() }()
+		ev.Started(ends)
+		w := &topicWatch{c: c, topic: topic, meta: meta, next: maps.Clone(ends)}
+		// Checked before the first fetch: the hub's metadata may be up to
+		// metaTTL old, and records must not go out under an old epoch.
+		w.due = true
 		for {
-			fetches := cl.PollFetches(ctx)
+			// A fetch error asks for a check at once, but not more than a few
+			// times a second while the error lasts (a deleted topic).
+			if since := time.Since(w.checked); (w.due && since >= minCheckGap) || since >= c.CheckEvery {
+				switch w.check(ctx, ev) {
+				case watchGone:
+					return
+				case watchNewEpoch:
+					cl.Close()
+					starts := map[int32]int64{}
+					for p := range w.meta.Partitions {
+						starts[p] = -1
+					}
+					if cl, err = c.liveClient(topic, starts); err != nil {
+						c.log.Error("cannot create consumer", "topic", topic, "err", err)
+						return
+					}
+				case watchGrown:
+					cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: w.added})
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			wake := w.checked.Add(c.CheckEvery)
+			if w.due {
+				wake = w.checked.Add(minCheckGap)
+			}
+			pctx, pcancel := context.WithDeadline(ctx, wake)
+			fetches := cl.PollFetches(pctx)
+			pcancel()
 			if ctx.Err() != nil {
 				return
 			}
 			fetches.EachError(func(t string, p int32, err error) {
-				c.log.Warn("fetch error", "topic", t, "partition", p, "err", err)
+				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+					return
+				}
+				if !w.due {
+					c.log.Warn("fetch error; checking the topic", "topic", t, "partition", p, "err", err)
+				}
+				w.due = true
 			})
 			if n := fetches.NumRecords(); n > 0 {
 				recs := make([]hub.Record, 0, n)
 				fetches.EachRecord(func(r *kgo.Record) {
 					recs = append(recs, hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli()})
+					w.next[r.Partition] = r.Offset + 1
 				})
-				deliver(recs)
+				ev.Deliver(recs)
 			}
 		}
 	}()
@@ -196,6 +282,116 @@ func (c *Cluster) Consume(topic string, started func(map[int32]int64), deliver f
 		cancel()
 		wg.Wait()
 	}
+}
+
+// minCheckGap spaces the metadata checks that fetch errors ask for.
+const minCheckGap = 250 * time.Millisecond
+
+// liveClient consumes topic's partitions from the given offsets (-1: the start).
+func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, error) {
+	at := map[int32]kgo.Offset{}
+	for p, off := range from {
+		if off < 0 {
+			at[p] = kgo.NewOffset().AtStart()
+		} else {
+			at[p] = kgo.NewOffset().At(off)
+		}
+	}
+	return kgo.NewClient(
+		kgo.SeedBrokers(c.brokers...),
+		kgo.ClientID("sluice-gateway-live"),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+}
+
+// topicWatch is a live consumer's view of its topic, owned by its goroutine.
+type topicWatch struct {
+	c     *Cluster
+	topic string
+	meta  hub.TopicMeta
+	// next is the offset the consumer delivers next per partition.
+	next map[int32]int64
+	// confirmed is next when the current layout was last confirmed, at
+	// confirmedAt: TopicChange.Since.
+	confirmed   map[int32]int64
+	confirmedAt time.Time
+	// missingSince is when the topic was first found missing (zero: it is not).
+	missingSince time.Time
+	checked      time.Time
+	due          bool
+	// added holds the partitions to read after watchGrown.
+	added map[int32]kgo.Offset
+}
+
+type watchResult int
+
+const (
+	watchSame watchResult = iota
+	watchNewEpoch
+	watchGrown
+	watchGone
+)
+
+// check asks Kafka for the topic's id and partition count and reports a
+// change to ev.
+func (w *topicWatch) check(ctx context.Context, ev hub.ConsumeEvents) watchResult {
+	// Taken before asking: a record written with a layout Kafka had not yet
+	// changed when it answered is at or after where the consumer was then.
+	snapshot, at := maps.Clone(w.next), time.Now()
+	m, err := w.c.fetchMeta(ctx, w.topic)
+	w.checked, w.due = time.Now(), false
+	switch {
+	case ctx.Err() != nil:
+		return watchSame
+	case errors.Is(err, hub.ErrTopicNotFound):
+		if w.missingSince.IsZero() {
+			w.missingSince = at
+			w.c.log.Warn("topic is missing from Kafka", "topic", w.topic)
+		}
+		if time.Since(w.missingSince) >= w.c.GoneAfter {
+			w.c.forget(w.topic)
+			ev.Gone()
+			return watchGone
+		}
+		w.due = false
+		return watchSame
+	case err != nil:
+		w.c.log.Warn("cannot check topic metadata", "topic", w.topic, "err", err)
+		return watchSame
+	}
+	w.missingSince = time.Time{}
+	switch {
+	case m.Epoch != w.meta.Epoch:
+		w.meta = m
+		w.c.remember(w.topic, m)
+		ev.Changed(hub.TopicChange{Meta: m})
+		w.next, w.confirmed = map[int32]int64{}, nil
+		for p := range m.Partitions {
+			w.next[p] = 0
+		}
+		return watchNewEpoch
+	case m.Partitions > w.meta.Partitions:
+		since := w.confirmed
+		if since == nil {
+			// Never confirmed (the change came before the first check): where
+			// the consumer started is the best bound there is.
+			since = snapshot
+		}
+		old := w.meta.Partitions
+		w.meta = m
+		w.c.remember(w.topic, m)
+		ev.Changed(hub.TopicChange{Meta: m, Since: since, SinceAt: w.confirmedAt})
+		w.added = map[int32]kgo.Offset{}
+		for p := old; p < m.Partitions; p++ {
+			w.added[p] = kgo.NewOffset().AtStart()
+			w.next[p] = 0
+		}
+		w.confirmed, w.confirmedAt = nil, time.Time{}
+		return watchGrown
+	}
+	w.confirmed, w.confirmedAt = snapshot, at
+	return watchSame
 }
 
 func (c *Cluster) endOffsetsWithRetry(ctx context.Context, topic string) map[int32]int64 {
@@ -225,10 +421,19 @@ func (c *Cluster) endOffsetsWithRetry(ctx context.Context, topic string) map[int
 }
 
 // Read reads records from <= offset < until of one partition with a short-lived
-// direct consumer.
-func (c *Cluster) Read(ctx context.Context, topic string, partition int32, from, until int64, fn func(hub.Record) bool) error {
+// direct consumer, after checking that the topic is still the incarnation
+// epoch. (The reading client learns the topic id itself; a recreation between
+// the check and that is not caught here but by the live consumer's next check.)
+func (c *Cluster) Read(ctx context.Context, topic, epoch string, partition int32, from, until int64, fn func(hub.Record) bool) error {
 	if from >= until {
 		return nil
+	}
+	m, err := c.fetchMeta(ctx, topic)
+	if err != nil {
+		return err
+	}
+	if m.Epoch != epoch {
+		return hub.ErrEpochChanged
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(c.brokers...),

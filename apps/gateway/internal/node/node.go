@@ -43,6 +43,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka: %w", err)
 	}
+	cluster.CheckEvery, cluster.GoneAfter = cfg.TopicCheckInterval, cfg.TopicGoneAfter
 	m := metrics.New()
 	// The catalog needs its listener at construction and the edge needs the
 	// catalog: the forwarder is pointed at the edge once it exists.

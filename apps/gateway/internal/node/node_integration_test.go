@@ -95,7 +95,7 @@ func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 	for _, fn := range tune {
 		fn(&cfg)
 	}
-	n, start, err := Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	n, start, err := Build(cfg, slog.New(slog.NewTextHandler(testLogOut(), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
