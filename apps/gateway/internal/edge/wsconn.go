@@ -694,12 +694,14 @@ func (c *wsConn) close() {
 			}
 		}
 		c.out.close()
+		// Leave the registry before the socket closes, so a peer that sees the
+		// close never finds its session still listed (revocation, metrics, tests).
+		c.srv.untrack(c)
+		c.srv.opt.Metrics.Connections.WithLabelValues("ws").Dec()
 		c.srv.poller.forget(c)
 		c.fdMu.Lock()
 		c.fdOpen = false
 		c.fdMu.Unlock()
 		_ = c.nc.Close()
-		c.srv.untrack(c)
-		c.srv.opt.Metrics.Connections.WithLabelValues("ws").Dec()
 	})
 }
