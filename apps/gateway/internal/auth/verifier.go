@@ -2,10 +2,10 @@ package auth
 
 import (
 	"crypto/ecdsa"
-	"crypto/sha256"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"crypto/sha256"
 	"errors"
 	"strings"
 	"time"

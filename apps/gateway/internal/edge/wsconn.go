@@ -124,12 +124,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &wsConn{
-		srv:       s,
-		nc:        nc,
-		rc:        rc,
-		out:       outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
-		rd:        wsframe.Reader{Limit: protocol.MaxFrameBytes},
-		done:      make(chan struct{}),
+		srv:  s,
+		nc:   nc,
+		rc:   rc,
+		out:  outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
+		rd:   wsframe.Reader{Limit: protocol.MaxFrameBytes},
+		done: make(chan struct{}),
 	}
 	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
 		_ = nc.Close()

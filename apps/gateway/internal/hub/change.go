@@ -16,6 +16,9 @@ const (
 	// ReasonRepartitioned: partitions were added and the key now maps to
 	// another partition; delivery continues there at to_seq.
 	ReasonRepartitioned = "repartitioned"
+	// ReasonRetention: Kafka no longer holds the messages from from_seq up to
+	// to_seq; delivery continues at to_seq.
+	ReasonRetention = "retention"
 )
 
 // topicChanged moves the topic's endpoints and subscriptions to what the topic

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,8 @@ type memBackend struct {
 	// progress); reading is closed when a Read is waiting on it.
 	readGate chan struct{}
 	reading  chan struct{}
+	// reads counts Read calls; offsets counts Offsets calls.
+	reads, offsets atomic.Int64
 }
 
 type memTopic struct {
@@ -212,6 +215,7 @@ func (b *memBackend) deleteTopic(name string, forGood bool) {
 }
 
 func (b *memBackend) Offsets(_ context.Context, topic string, p int32) (int64, int64, error) {
+	b.offsets.Add(1)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.topics[topic]
@@ -237,6 +241,7 @@ func (b *memBackend) OffsetAfter(_ context.Context, topic string, p int32, ms in
 }
 
 func (b *memBackend) Read(_ context.Context, topic, epoch string, p int32, from, until int64, fn func(Record) bool) error {
+	b.reads.Add(1)
 	b.mu.Lock()
 	gate, reading := b.readGate, b.reading
 	b.mu.Unlock()

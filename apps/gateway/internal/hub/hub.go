@@ -22,6 +22,9 @@ type Config struct {
 	CacheSize int
 	// MaxPending bounds the live frames held for a subscription while it catches up.
 	MaxPending int
+	// CatchUpPasses bounds the catch-up passes over Kafka running at once on the
+	// node, across topics (one per partition at most; see catchup.go).
+	CatchUpPasses int
 	// Linger keeps a topic's consumer running this long after its last subscriber
 	// left, so a reconnecting client does not restart it.
 	Linger time.Duration
@@ -40,6 +43,12 @@ type Hub struct {
 
 	topicsMu sync.Mutex
 	topics   map[string]*topicState
+
+	// readers are the shared catch-up readers with work queued (catchup.go);
+	// passSlots bounds their passes.
+	readersMu sync.Mutex
+	readers   map[readerKey]*partReader
+	passSlots chan struct{}
 
 	// workers route live records to subscribers, each for a fixed share of the
 	// keys (so a key's records stay in order); see dispatch.
@@ -69,6 +78,7 @@ type Stats struct {
 	Frames        atomic.Int64 // records that had subscribers (frames built)
 	Subscriptions atomic.Int64 // open subscriptions
 	CatchUps      atomic.Int64 // subscriptions served by a catch-up read from Kafka
+	CatchUpPasses atomic.Int64 // passes over a partition serving those reads (shared)
 	CacheHits     atomic.Int64 // subscriptions resumed from the endpoint cache
 }
 
@@ -153,6 +163,9 @@ func New(backend Backend, cfg Config) *Hub {
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = 4096
 	}
+	if cfg.CatchUpPasses <= 0 {
+		cfg.CatchUpPasses = 8
+	}
 	if cfg.Linger <= 0 {
 		cfg.Linger = 30 * time.Second
 	}
@@ -160,7 +173,8 @@ func New(backend Backend, cfg Config) *Hub {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{cfg: cfg, backend: backend, seed: maphash.MakeSeed(), topics: map[string]*topicState{}, ctx: ctx, cancel: cancel}
+	h := &Hub{cfg: cfg, backend: backend, seed: maphash.MakeSeed(), topics: map[string]*topicState{}, ctx: ctx, cancel: cancel,
+		readers: map[readerKey]*partReader{}, passSlots: make(chan struct{}, cfg.CatchUpPasses)}
 	for i := range h.shards {
 		h.shards[i].endpoints = map[endpointKey]*endpointState{}
 	}

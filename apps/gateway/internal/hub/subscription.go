@@ -416,80 +416,74 @@ func (s *Subscription) startOffset(ctx context.Context, gen int, from protocol.F
 		}
 		s.prevPart, s.prevSeq, s.moveFrom = from.Partition, from.Seq, moveFrom
 		if want < start {
-			s.gapLocked(from.Partition, want, start, "retention")
+			s.gapLocked(from.Partition, want, start, ReasonRetention)
 			want = start
 		}
 		*c = cursor{part: from.Partition, next: min(want, end)}
 		return nil
 	}
-	start, end, err := b.Offsets(ctx, t.name, part)
-	if err != nil {
-		return err
-	}
-	next := end
-	switch from.Kind {
-	case protocol.FromEarliest:
-		next = start
-	case protocol.FromTime:
+	var next int64
+	switch {
+	case from.Kind == protocol.FromTime:
+		var err error
 		if next, err = b.OffsetAfter(ctx, t.name, part, from.Time); err != nil {
 			return err
 		}
-	case protocol.FromPosition:
+	case from.Kind == protocol.FromPosition && from.Epoch == epoch && from.Partition == part:
+		// No Kafka request: a position Kafka no longer holds is reported by
+		// the shared reader (retention), one beyond the live consumer's
+		// position has nothing to read.
 		s.mu.Lock()
 		if s.gen != gen {
 			s.mu.Unlock()
 			return nil
 		}
-		if from.Epoch != epoch || from.Partition != part {
-			s.gapLocked(part, 0, 0, ReasonEpoch)
-			next = start
-		} else {
-			want := from.Seq + 1
-			s.lastSeq = max(s.lastSeq, from.Seq)
-			if want < start {
-				s.gapLocked(part, want, start, "retention")
-				want = start
-			}
-			next = min(want, end)
-		}
+		s.lastSeq = max(s.lastSeq, from.Seq)
 		s.mu.Unlock()
+		next = from.Seq + 1
+		if from.Seq == math.MaxInt64 {
+			next = from.Seq
+		}
+	default:
+		// The earliest offset, or a position of another epoch: the log start,
+		// after an epoch gap for the latter.
+		start, _, err := b.Offsets(ctx, t.name, part)
+		if err != nil {
+			return err
+		}
+		if from.Kind == protocol.FromPosition {
+			s.mu.Lock()
+			if s.gen != gen {
+				s.mu.Unlock()
+				return nil
+			}
+			s.gapLocked(part, 0, 0, ReasonEpoch)
+			s.mu.Unlock()
+		}
+		next = start
 	}
 	*c = cursor{part: part, next: next}
 	return nil
 }
 
-// readUpToEnd reads c's partition from c.next to its current end.
+// readUpToEnd reads c's partition from c.next up to where the live consumer is
+// now, through the partition's shared reader (catchup.go). Every record from
+// there on reaches the subscription live (held in pending while it catches up):
+// dispatch stores the consumer's position before it routes a record, and s was
+// attached to its endpoint, or its pending list reset, before this reads it.
 func (s *Subscription) readUpToEnd(ctx context.Context, gen int, c *cursor) error {
-	topic := s.ep.topic.name
-	_, end, err := s.hub.backend.Offsets(ctx, topic, c.part)
-	if err != nil {
-		return err
-	}
-	if c.next >= end {
+	t := s.ep.topic
+	until := t.nextOf(c.part)
+	if c.next >= until {
 		return nil
 	}
 	s.mu.Lock()
 	epoch := s.Epoch
 	s.mu.Unlock()
-	key := s.ep.key.key
-	err = s.hub.backend.Read(ctx, topic, epoch, c.part, c.next, end, func(r Record) bool {
-		c.next = r.Offset + 1
-		if string(r.Key) != key {
-			return true
-		}
-		s.ep.mu.Lock()
-		f := s.ep.newFrame(r)
-		s.ep.mu.Unlock()
-		s.mu.Lock()
-		stale := s.closed || s.gen != gen || f.Epoch != epoch
-		if !stale {
-			s.deliverLocked(f)
-		}
-		s.mu.Unlock()
-		return !stale
-	})
-	if err == nil {
-		c.next = end
+	rd := &catchUpRead{s: s, gen: gen, epoch: epoch, key: s.ep.key.key, next: c.next, until: until}
+	err := s.hub.readShared(ctx, t, c.part, rd)
+	if ctx.Err() == nil {
+		c.next = rd.next
 	}
 	return err
 }
