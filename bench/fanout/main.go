@@ -62,7 +62,7 @@ type settings struct {
 	warmup, measure                  time.Duration
 	server                           string
 	kafka, gatewayBin, gatewayAddr   string
-	debugAddr                        string
+	debugAddr, gatewayLogs           string
 	payload                          int
 	rampPerSec                       int
 	probe                            bool
@@ -84,6 +84,7 @@ func orchestrate() {
 	flag.StringVar(&s.debugAddr, "debug-addr", "127.0.0.1:18081", "the gateway's -debug-addr (pprof)")
 	flag.IntVar(&s.payload, "payload", 512, "payload bytes per message")
 	flag.IntVar(&s.rampPerSec, "ramp", 2000, "new connections per second (all processes)")
+	flag.StringVar(&s.gatewayLogs, "gateway-logs", "", "write each gateway's log to <this prefix><listen address>.log (default: discarded)")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
 	flag.Parse()
@@ -225,6 +226,13 @@ func orchestrate() {
 func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
 	cmd := exec.Command(s.gatewayBin, "-addr", addr, "-debug-addr", debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
+	if s.gatewayLogs != "" {
+		if f, err := os.Create(s.gatewayLogs + addr + ".log"); err == nil {
+			cmd.Stderr, cmd.Stdout = f, f // closed at exit
+		} else {
+			log.Printf("gateway log: %v", err)
+		}
+	}
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -317,8 +318,14 @@ func (s *Server) revoke(victims []session, reason string) {
 }
 
 // Shutdown tells every client to reconnect elsewhere (1012) and waits, up to
-// ctx, for the sessions to end.
+// ctx, for the sessions to end. Delivery stops first: every client resumes
+// from its last position on another node, so what this node would still write
+// is only work competing with telling the clients (at 19,000 clients, most of
+// the node's CPU).
 func (s *Server) Shutdown(ctx context.Context) {
+	if s.opt.Hub != nil {
+		go s.opt.Hub.Close() // waits for the consumers' Kafka clients to close
+	}
 	s.mu.Lock()
 	s.draining = true
 	all := make([]session, 0, len(s.sessions))
@@ -326,17 +333,32 @@ func (s *Server) Shutdown(ctx context.Context) {
 		all = append(all, sess)
 	}
 	s.mu.Unlock()
-	for _, sess := range all {
-		sess.terminate(protocol.CloseServiceRestart, "server shutting down; reconnect and resume")
+	began := time.Now()
+	// One share per core: each notice is a write(2), and on a busy node the
+	// last client of 19,000 would otherwise wait for all the others' writes.
+	var wg sync.WaitGroup
+	shares := max(runtime.GOMAXPROCS(0), 1)
+	for i := range shares {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := i; j < len(all); j += shares {
+				all[j].terminate(protocol.CloseServiceRestart, "server shutting down; reconnect and resume")
+			}
+		}()
 	}
+	wg.Wait()
+	told := time.Since(began)
+	n := len(all)
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		n := len(s.sessions)
+		n = len(s.sessions)
 		s.mu.Unlock()
 		if n == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	s.log.Info("clients told to reconnect elsewhere", "sessions", len(all), "queued_in", told.String(), "ended_in", time.Since(began).String(), "left", n)
 	s.cancel()
 }

@@ -59,7 +59,8 @@ type wsConn struct {
 
 	// Read side: only the goroutine running onReadable touches rd (the poller
 	// reports a socket again only after that goroutine re-armed it).
-	rd       wsframe.Reader
+	rd wsframe.Reader
+	// pollID names the connection to the poller; set at creation, never reused.
 	pollID   uint64
 	lastRead atomic.Int64 // unix ns; idle connections are found by the ping loop
 
@@ -80,6 +81,9 @@ type wsConn struct {
 	closeOnce sync.Once
 	done      chan struct{}
 }
+
+// nextPollID numbers the node's WebSocket connections for the poller.
+var nextPollID atomic.Uint64
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
@@ -130,6 +134,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		out:  outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
 		rd:   wsframe.Reader{Limit: protocol.MaxFrameBytes},
 		done: make(chan struct{}),
+		// Before the connection is tracked: a close may come before watch.
+		pollID: nextPollID.Add(1),
 	}
 	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
 		_ = nc.Close()

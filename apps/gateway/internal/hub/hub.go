@@ -56,6 +56,9 @@ type Hub struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	// closed is set by Close; the workers look at it per record, so a closing
+	// node stops writing to sockets at once (its clients resume elsewhere).
+	closed atomic.Bool
 	stats  Stats
 }
 
@@ -199,6 +202,9 @@ func (h *Hub) work(jobs <-chan dispatchJob) {
 				continue
 			}
 			for i := range job.recs {
+				if h.closed.Load() {
+					break
+				}
 				h.route(job.t, &job.recs[i])
 			}
 		}
@@ -243,8 +249,10 @@ func (h *Hub) dropIdle(now time.Time) {
 // Stats exposes the hub's counters.
 func (h *Hub) Stats() *Stats { return &h.stats }
 
-// Close stops every consumer and catch-up read.
+// Close stops delivery, every consumer and catch-up read. It may be called more
+// than once.
 func (h *Hub) Close() {
+	h.closed.Store(true)
 	h.cancel()
 	h.topicsMu.Lock()
 	var stopping []*topicState
