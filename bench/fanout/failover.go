@@ -186,6 +186,7 @@ func orchestrateFailover(s *settings) {
 	<-samplingDone
 	metricsB := "http://" + f.addrB + "/metrics"
 	catchUps, cacheResumes := metricSum(metricsB, "sluice_gateway_catchup_reads_total"), metricSum(metricsB, "sluice_gateway_resumes_from_cache_total")
+	passes := metricSum(metricsB, "sluice_gateway_catchup_passes_total") // 0 from a gateway older than shared catch-ups
 	dropped, errFrames := metricSum(metricsB, "sluice_gateway_dropped_messages_total"), metricLines(metricsB, "sluice_gateway_error_frames_total")
 	connsB, rssB := metricSum(metricsB, "sluice_gateway_connections"), rssKiB(nodeB.Process.Pid)
 	profileMsg := <-profileDone
@@ -257,8 +258,8 @@ func orchestrateFailover(s *settings) {
 	fmt.Printf("missing at the end:     %d messages in %d clients (last n received < last n published, %s after the publisher stopped)\n", missingAtEnd, behind, f.settle)
 	fmt.Printf("latency of messages sent after the stop ms p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
 		total.percentile(0.50), total.percentile(0.99), total.percentile(0.999), float64(total.MaxMicros)/1000)
-	fmt.Printf("node B:                 %.0f catch-up reads from Kafka, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (idle %d KiB)\n",
-		catchUps, cacheResumes, dropped, errFrames, connsB, rssB, idleB)
+	fmt.Printf("node B:                 %.0f catch-up reads from Kafka in %.0f passes, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (idle %d KiB)\n",
+		catchUps, passes, cacheResumes, dropped, errFrames, connsB, rssB, idleB)
 	printStormTimeline(samples, stopped, resub, first, f.sampleBrokerSockets, kafkaPid > 0)
 	if profileMsg != "" {
 		fmt.Println(profileMsg)
