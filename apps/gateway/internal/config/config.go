@@ -92,6 +92,21 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	if err := cfg.applyEnv(getenv); err != nil {
 		return cfg, err
 	}
+	fs, brokers := flagSet(&cfg)
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	cfg.KafkaBrokers = splitList(*brokers)
+	return cfg, cfg.Validate()
+}
+
+// flagSet defines every flag over cfg (their defaults are cfg's values); the
+// brokers flag is a list, parsed by the caller from the returned string.
+// apps/gateway/README.md lists the same flags (config_test.go checks it).
+func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address host:port (env SLUICE_GATEWAY_ADDR)")
@@ -108,14 +123,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
 	fs.DurationVar(&cfg.TopicCheckInterval, "topic-check-interval", cfg.TopicCheckInterval, "how often topics in use are checked for recreation and added partitions (env SLUICE_TOPIC_CHECK_INTERVAL)")
 	fs.DurationVar(&cfg.TopicGoneAfter, "topic-gone-after", cfg.TopicGoneAfter, "how long a deleted topic may stay missing before its subscriptions end (env SLUICE_TOPIC_GONE_AFTER)")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
-	}
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	cfg.KafkaBrokers = splitList(*brokers)
-	return cfg, cfg.Validate()
+	return fs, brokers
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
