@@ -113,15 +113,23 @@ func (q *outQueue) pushFinal(it item) (queued, wake bool) {
 	return true, false
 }
 
-// dropBacklog replaces every queued message frame with one gap notice per
-// endpoint, keeping the other frames (acks, errors) in order, and returns how
-// many messages it dropped. Called with mu held.
+// dropBacklog replaces the queued message frames with gap notices, one per run
+// of an endpoint's messages on one (epoch, partition), each where that run's
+// first message was, keeping the other frames (acks, errors, the gaps of a
+// topic change) in order. So a run dropped before a topic change is reported
+// before that change's gap, and one after it, after. It returns how many
+// messages it dropped. Called with mu held.
 func (q *outQueue) dropBacklog() int {
-	type span struct {
+	type runKey struct {
+		endpoint, epoch string
+		partition       int32
+	}
+	type run struct {
+		at          int // index in kept of its notice
 		first, last *hub.Frame
 	}
-	spans := map[string]*span{}
-	var order []string
+	runs := map[runKey]*run{}
+	var order []*run
 	kept := q.items[:0]
 	dropped := 0
 	for _, it := range q.items {
@@ -130,20 +138,21 @@ func (q *outQueue) dropBacklog() int {
 			continue
 		}
 		dropped++
-		sp := spans[it.frame.Endpoint]
-		if sp == nil {
-			sp = &span{first: it.frame}
-			spans[it.frame.Endpoint] = sp
-			order = append(order, it.frame.Endpoint)
+		k := runKey{it.frame.Endpoint, it.frame.Epoch, it.frame.Partition}
+		r := runs[k]
+		if r == nil {
+			r = &run{at: len(kept), first: it.frame}
+			runs[k] = r
+			order = append(order, r)
+			kept = append(kept, item{}) // its notice, below
 		}
-		sp.last = it.frame
+		r.last = it.frame
 	}
-	for _, ep := range order {
-		sp := spans[ep]
-		kept = append(kept, item{raw: q.notice(protocol.Gap{
-			Type: "gap", Endpoint: ep, Epoch: sp.first.Epoch, Partition: sp.first.Partition,
-			FromSeq: sp.first.Seq, ToSeq: sp.last.Seq + 1, Reason: "slow_consumer",
-		})})
+	for _, r := range order {
+		kept[r.at] = item{raw: q.notice(protocol.Gap{
+			Type: "gap", Endpoint: r.first.Endpoint, Epoch: r.first.Epoch, Partition: r.first.Partition,
+			FromSeq: r.first.Seq, ToSeq: r.last.Seq + 1, Reason: "slow_consumer",
+		})}
 	}
 	for i := len(kept); i < len(q.items); i++ {
 		q.items[i] = item{} // release the frames

@@ -41,18 +41,12 @@ func TestDropPolicyReplacesBacklogWithExactGaps(t *testing.T) {
 	if r.dropped != 3 || r.slow {
 		t.Fatalf("push result %+v, want 3 dropped", r)
 	}
+	// Each notice stands where its endpoint's first dropped message was.
 	got := q.take()
-	if len(got) != 4 || string(got[0].raw) != `{"type":"pong"}` || got[3].frame == nil || got[3].frame.Seq != 20 {
+	if len(got) != 4 || string(got[1].raw) != `{"type":"pong"}` || got[3].frame == nil || got[3].frame.Seq != 20 {
 		t.Fatalf("queue after drop: %+v", got)
 	}
-	var gaps []protocol.Gap
-	for _, it := range got[1:3] {
-		var g protocol.Gap
-		if err := json.Unmarshal(it.raw, &g); err != nil {
-			t.Fatal(err)
-		}
-		gaps = append(gaps, g)
-	}
+	gaps := gapsOf(t, got[0], got[2])
 	want := []protocol.Gap{
 		{Type: "gap", Endpoint: "/a/1", Epoch: "e", Partition: 1, FromSeq: 10, ToSeq: 15, Reason: "slow_consumer"},
 		{Type: "gap", Endpoint: "/b/2", Epoch: "e", Partition: 1, FromSeq: 11, ToSeq: 12, Reason: "slow_consumer"},
@@ -84,5 +78,50 @@ func TestPushFinalKeepsOnlyTheFirstClosingFrame(t *testing.T) {
 	got := q.take()
 	if len(got) != 2 || string(got[1].raw) != "first" {
 		t.Fatalf("queue = %d items, want the message then the first final frame", len(got))
+	}
+}
+
+func gapsOf(t *testing.T, items ...item) []protocol.Gap {
+	t.Helper()
+	var gaps []protocol.Gap
+	for _, it := range items {
+		var g protocol.Gap
+		if it.frame != nil || json.Unmarshal(it.raw, &g) != nil || g.Type != "gap" {
+			t.Fatalf("not a gap notice: %+v (%s)", it, it.raw)
+		}
+		gaps = append(gaps, g)
+	}
+	return gaps
+}
+
+// Messages dropped on both sides of a topic change (its gap notice is queued
+// between them) are reported by two notices, each on its own epoch and
+// partition, one before the change's notice and one after: a client resuming
+// from either gets exactly what it missed.
+func TestDroppedMessagesAcrossATopicChangeGetAGapEach(t *testing.T) {
+	q := outQueue{capacity: 5, policy: PolicyDrop, notice: func(g protocol.Gap) []byte { return protocol.Encode(g) }}
+	at := func(epoch string, part int32, seq int64) item {
+		return item{frame: &hub.Frame{Endpoint: "/a/1", Epoch: epoch, Partition: part, Seq: seq}}
+	}
+	change := protocol.Encode(protocol.Gap{Type: "gap", Endpoint: "/a/1", Epoch: "e2", Partition: 0, Reason: "epoch"})
+	q.push(at("e1", 2, 40))
+	q.push(at("e1", 2, 41))
+	q.push(item{raw: change})
+	q.push(at("e2", 0, 0))
+	q.push(at("e2", 0, 1))
+	if r := q.push(at("e2", 0, 2)); r.dropped != 4 {
+		t.Fatalf("push result %+v, want 4 dropped", r)
+	}
+	got := q.take()
+	if len(got) != 4 || string(got[1].raw) != string(change) || got[3].frame == nil || got[3].frame.Seq != 2 {
+		t.Fatalf("queue after drop: %+v", got)
+	}
+	gaps := gapsOf(t, got[0], got[2])
+	want := []protocol.Gap{
+		{Type: "gap", Endpoint: "/a/1", Epoch: "e1", Partition: 2, FromSeq: 40, ToSeq: 42, Reason: "slow_consumer"},
+		{Type: "gap", Endpoint: "/a/1", Epoch: "e2", Partition: 0, FromSeq: 0, ToSeq: 2, Reason: "slow_consumer"},
+	}
+	if gaps[0] != want[0] || gaps[1] != want[1] {
+		t.Fatalf("gaps %+v, want %+v", gaps, want)
 	}
 }
