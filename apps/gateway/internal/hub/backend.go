@@ -7,6 +7,9 @@
 //
 //	Hub.topicsMu → shard.mu → endpointState.mu → Subscription.mu
 //
+// Hub.readersMu (the shared catch-up readers' queues, catchup.go) is taken
+// with no other hub lock held, and none is taken under it.
+//
 // A topic's change (new epoch, added partitions) is handled on its consumer's
 // goroutine with no hub lock held while it waits for the dispatch workers; it
 // then takes shard.mu, endpointState.mu and Subscription.mu in that order.
