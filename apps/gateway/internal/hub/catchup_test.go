@@ -38,6 +38,20 @@ type stormClient struct {
 	sub  *Subscription
 }
 
+// resume subscribes a client of key from the position of its record n (it must
+// get records n+1 on).
+func resume(t *testing.T, h *Hub, offsets map[string][]int64, key string, n int) *stormClient {
+	c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
+		protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil)
+	if err != nil {
+		t.Error(err)
+		return c
+	}
+	c.sub = s
+	return c
+}
+
 func (c *stormClient) want(upTo int) []string {
 	var out []string
 	for n := c.from; n < upTo; n++ {
@@ -89,14 +103,7 @@ func TestResumeStormSharesPassesOverThePartition(t *testing.T) {
 		if offsets[key][n] < keys*perKey-1 {
 			catchUps++
 		}
-		c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
-		s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
-			protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.sub = s
-		cs = append(cs, c)
+		cs = append(cs, resume(t, h, offsets, key, n))
 		if i == 0 {
 			<-waiting // the first pass is reading: the others queue behind or join it
 		}
@@ -195,12 +202,7 @@ func TestCutPassesLoseAndRepeatNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
-			if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
-				protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil); err != nil {
-				t.Error(err)
-				return
-			}
+			c := resume(t, h, offsets, key, n)
 			mu.Lock()
 			cs = append(cs, c)
 			mu.Unlock()
@@ -221,16 +223,7 @@ func TestSharedPassSkipsClosedCatchUpsAndReportsRetention(t *testing.T) {
 	h, b, offsets := stormHub(t, 4, 10)
 	b.truncate("storm", 0, offsets["k0"][3]) // k0:0..2 and others before it are gone
 	waiting, release := b.holdReads()
-	subscribe := func(key string, n int) *stormClient {
-		c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
-		s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
-			protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.sub = s
-		return c
-	}
+	subscribe := func(key string, n int) *stormClient { return resume(t, h, offsets, key, n) }
 	first := subscribe("k1", 5)
 	<-waiting
 	closed := subscribe("k2", 6)
