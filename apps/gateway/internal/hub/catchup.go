@@ -72,9 +72,10 @@ type partReader struct {
 }
 
 // readShared delivers part's records of rd.key in [rd.next, rd.until) to rd.s
-// through the partition's shared reader, and returns when they are (rd.next is
-// then where the read got to) or ctx ends.
-func (h *Hub) readShared(ctx context.Context, t *topicState, part int32, rd *catchUpRead) error {
+// through the partition's shared reader. It returns when they are delivered, or
+// the read failed, or ctx ended, with the first offset not yet passed.
+func (h *Hub) readShared(ctx context.Context, t *topicState, part int32, rd *catchUpRead) (int64, error) {
+	from := rd.next
 	rd.done, rd.heapIdx = make(chan error, 1), -1
 	k := readerKey{t, rd.epoch, part}
 	h.readersMu.Lock()
@@ -92,10 +93,10 @@ func (h *Hub) readShared(ctx context.Context, t *topicState, part int32, rd *cat
 	h.readersMu.Unlock()
 	select {
 	case err := <-rd.done:
-		return err
+		return rd.next, err // the reader is done with rd
 	case <-ctx.Done():
-		rd.cancelled.Store(true)
-		return ctx.Err()
+		rd.cancelled.Store(true) // the reader may still hold rd: its next is not ours
+		return from, ctx.Err()
 	}
 }
 

@@ -481,10 +481,8 @@ func (s *Subscription) readUpToEnd(ctx context.Context, gen int, c *cursor) erro
 	epoch := s.Epoch
 	s.mu.Unlock()
 	rd := &catchUpRead{s: s, gen: gen, epoch: epoch, key: s.ep.key.key, next: c.next, until: until}
-	err := s.hub.readShared(ctx, t, c.part, rd)
-	if ctx.Err() == nil {
-		c.next = rd.next
-	}
+	var err error
+	c.next, err = s.hub.readShared(ctx, t, c.part, rd)
 	return err
 }
 
