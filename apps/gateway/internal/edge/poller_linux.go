@@ -3,12 +3,12 @@
 package edge
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,16 +117,16 @@ func (p *epoller) run() {
 	events := make([]unix.EpollEvent, 512)
 	for {
 		var n int
-		var werr error
+		var werr syscall.Errno
 		err := p.rc.Read(func(fd uintptr) bool {
-			n, werr = unix.EpollWait(int(fd), events, 0)
+			n, werr = epollWaitNow(fd, events)
 			// Nothing there (or interrupted): wait until there is.
-			return !(n <= 0 && (werr == nil || errors.Is(werr, syscall.EINTR)))
+			return !(n <= 0 && (werr == 0 || werr == syscall.EINTR))
 		})
 		if err != nil {
 			return // closed
 		}
-		if werr != nil {
+		if werr != 0 {
 			p.log.Error("epoll_wait failed; WebSocket reads stop", "err", werr)
 			return
 		}
@@ -141,6 +141,13 @@ func (p *epoller) run() {
 			}
 		}
 	}
+}
+
+// epollWaitNow takes the ready events without waiting, as a raw system call
+// (see package rawio for why).
+func epollWaitNow(epfd uintptr, events []unix.EpollEvent) (int, syscall.Errno) {
+	r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, epfd, uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	return int(r), e
 }
 
 func (p *epoller) close() { _ = p.file.Close() }

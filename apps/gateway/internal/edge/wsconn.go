@@ -11,14 +11,13 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/gorilla/websocket"
-	"golang.org/x/sys/unix"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/rawio"
 	"github.com/sluicehq/sluice/apps/gateway/internal/wsframe"
 )
 
@@ -204,20 +203,16 @@ func (c *wsConn) onReadable() {
 	buf := *bp
 	for {
 		var n int
-		var rerr error
+		var rerr syscall.Errno
 		err := c.rc.Read(func(fd uintptr) bool {
-			for {
-				n, rerr = unix.Read(int(fd), buf)
-				if rerr != unix.EINTR {
-					return true
-				}
-			}
+			n, rerr = rawio.Read(fd, buf)
+			return true
 		})
-		if err != nil || (rerr != nil && rerr != unix.EAGAIN) || (rerr == nil && n == 0) {
+		if err != nil || (rerr != 0 && rerr != syscall.EAGAIN) || (rerr == 0 && n == 0) {
 			c.close() // closed here, reset or end of stream
 			return
 		}
-		if rerr == unix.EAGAIN {
+		if rerr == syscall.EAGAIN {
 			break
 		}
 		c.lastRead.Store(time.Now().UnixNano())
@@ -533,7 +528,7 @@ func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
 		c.fdMu.Unlock()
 		return 0, false, net.ErrClosed
 	}
-	n, werr := writeNow(c.fd, iov[:len(batch)])
+	n, werr := rawio.Writev(uintptr(c.fd), iov[:len(batch)])
 	c.fdMu.Unlock()
 	if werr == syscall.EAGAIN {
 		return 0, false, nil
@@ -542,27 +537,6 @@ func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
 		return 0, false, werr
 	}
 	return n, n == total, nil
-}
-
-// writeNow is write(2) (one buffer) or writev(2) on a non-blocking socket as a
-// raw system call: it cannot block, so the runtime need not be told. With the
-// runtime's syscall bookkeeping, a write that took more than 20 µs (common on
-// loopback, where the kernel also runs the receiver's side) let the runtime's
-// monitor hand this goroutine's processor to another thread, and the goroutine
-// then waited to get one back.
-func writeNow(fd int, iov []syscall.Iovec) (int, syscall.Errno) {
-	for {
-		var r uintptr
-		var e syscall.Errno
-		if len(iov) == 1 {
-			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(iov[0].Base)), uintptr(iov[0].Len))
-		} else {
-			r, _, e = syscall.RawSyscall(syscall.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
-		}
-		if e != syscall.EINTR {
-			return int(r), e
-		}
-	}
 }
 
 // writeLoop owns the writer role: it writes batch (skipping the first skip bytes,

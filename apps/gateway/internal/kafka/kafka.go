@@ -55,6 +55,7 @@ type cachedMeta struct {
 func New(brokers []string, log *slog.Logger) (*Cluster, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(brokers...),
+		kgo.Dialer(dialBroker),
 		kgo.ClientID("sluice-gateway"),
 		// acks=all with idempotence is franz-go's default; stated here because
 		// "acknowledged" in the protocol means exactly this.
@@ -299,6 +300,7 @@ func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, e
 	}
 	return kgo.NewClient(
 		kgo.SeedBrokers(c.brokers...),
+		kgo.Dialer(dialBroker),
 		kgo.ClientID("sluice-gateway-live"),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
 		kgo.FetchMaxWait(500*time.Millisecond),
@@ -437,6 +439,7 @@ func (c *Cluster) Read(ctx context.Context, topic, epoch string, partition int32
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(c.brokers...),
+		kgo.Dialer(dialBroker),
 		kgo.ClientID("sluice-gateway-catchup"),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(from)}}),
 		kgo.FetchMaxWait(200*time.Millisecond),
