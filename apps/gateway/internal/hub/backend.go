@@ -79,16 +79,27 @@ type ConsumeEvents struct {
 	Gone func()
 }
 
+// Consumer is a topic's live consumer, as Backend.Consume started it.
+type Consumer interface {
+	// Recheck asks for a check of the topic's layout now rather than at the
+	// next periodic one, and returns once a check that began after the call is
+	// done (Changed has returned, if the topic changed), or an error if ctx
+	// ended or the consumer stopped first.
+	Recheck(ctx context.Context) error
+	// Stop ends the consumer and waits for it.
+	Stop()
+}
+
 // Backend is the hub's view of Kafka; the real one is internal/kafka, tests use
 // an in-memory log.
 type Backend interface {
 	Meta(ctx context.Context, topic string) (TopicMeta, error)
-	// Consume reads every partition of topic from its current end until stop is
-	// called, reporting to ev (see ConsumeEvents). meta is what the hub believes
+	// Consume reads every partition of topic from its current end until it is
+	// stopped, reporting to ev (see ConsumeEvents). meta is what the hub believes
 	// the topic is; a consumer that finds otherwise reports it with Changed
-	// before delivering anything. Consume itself must not block; stop may (it
+	// before delivering anything. Consume itself must not block; Stop may (it
 	// waits for the consumer to finish) and is never called with hub locks held.
-	Consume(topic string, meta TopicMeta, ev ConsumeEvents) (stop func())
+	Consume(topic string, meta TopicMeta, ev ConsumeEvents) Consumer
 	// Offsets returns the log start and end (next offset to be written).
 	Offsets(ctx context.Context, topic string, partition int32) (start, end int64, err error)
 	// OffsetAfter returns the first offset with a timestamp at or after ms (end if none).

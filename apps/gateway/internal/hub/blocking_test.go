@@ -30,18 +30,20 @@ func (b *stallingBackend) Meta(ctx context.Context, topic string) (TopicMeta, er
 	return b.memBackend.Meta(ctx, topic)
 }
 
-func (b *stallingBackend) Consume(topic string, meta TopicMeta, ev ConsumeEvents) func() {
-	stop := b.memBackend.Consume(topic, meta, ev)
+func (b *stallingBackend) Consume(topic string, meta TopicMeta, ev ConsumeEvents) Consumer {
+	c := b.memBackend.Consume(topic, meta, ev).(memConsumer)
 	if topic != b.topic {
-		return stop
+		return c
 	}
-	return func() {
+	stop := c.stop
+	c.stop = func() {
 		b.stopOnce.Do(func() {
 			close(b.stopping)
 			<-b.release
 		})
 		stop()
 	}
+	return c
 }
 
 func newStallingHub(t *testing.T) (*Hub, *stallingBackend) {

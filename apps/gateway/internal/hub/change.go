@@ -202,7 +202,7 @@ func (h *Hub) topicGone(t *topicState) {
 		t.timer = nil
 	}
 	h.topicsMu.Unlock()
-	go t.stop() // returns once this goroutine is done
+	go t.consumer.Stop() // returns once this goroutine is done
 	if !h.drainWorkers() {
 		return
 	}

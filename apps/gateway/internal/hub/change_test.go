@@ -180,6 +180,54 @@ func TestAddedPartitionsMoveKeysAndTellTheirSubscribers(t *testing.T) {
 	wantEvents(t, "resume on the new partition", r2.waitEvents(t, 1), "3")
 }
 
+// A resume naming a partition this node has not seen (another node noticed the
+// growth first) is exact: the node checks the topic at once rather than taking
+// the position for one of another incarnation (an epoch gap, then the whole
+// log again).
+func TestResumeOnAPartitionThisNodeHasNotSeenIsExact(t *testing.T) {
+	h, b := newTestHub(t, 4)
+	toNew, _, stays := keysThatMove(h)
+	sub(t, h, stays, protocol.From{}) // starts the consumer
+	b.check()
+	b.addPartitions("prices", 1) // not noticed: no check
+	part, first := b.produce("prices", toNew, "1")
+	b.produce("prices", toNew, "2")
+	b.produce("prices", toNew, "3")
+	if part != 3 {
+		t.Fatalf("%s went to partition %d", toNew, part)
+	}
+	s, r := sub(t, h, toNew, protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-1", Partition: part, Seq: first})
+	wantEvents(t, "resume on the unseen partition", r.waitEvents(t, 2), "2", "3")
+	wantEvents(t, "resume on the unseen partition, later", r.settled(), "2", "3")
+	if s.Partition != part || s.Seq != first {
+		t.Fatalf("subscribed at %d/%d, want %d/%d", s.Partition, s.Seq, part, first)
+	}
+	if n := b.rechecks.Load(); n != 1 {
+		t.Fatalf("%d rechecks, want 1", n)
+	}
+	// A position this node knows needs no check.
+	sub(t, h, toNew, protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-1", Partition: part, Seq: first})
+	if n := b.rechecks.Load(); n != 1 {
+		t.Fatalf("%d rechecks after a known position, want 1", n)
+	}
+}
+
+// The same for a topic recreated where this node has not noticed yet.
+func TestResumeInAnEpochThisNodeHasNotSeenIsExact(t *testing.T) {
+	h, b := newTestHub(t, 4)
+	sub(t, h, "AAPL", protocol.From{}) // starts the consumer
+	b.check()
+	b.recreate("prices", "epoch-2", 2)
+	part, first := b.produce("prices", "AAPL", "1")
+	b.produce("prices", "AAPL", "2")
+	s, r := sub(t, h, "AAPL", protocol.From{Kind: protocol.FromPosition, Epoch: "epoch-2", Partition: part, Seq: first})
+	wantEvents(t, "resume in the unseen epoch", r.waitEvents(t, 1), "2")
+	wantEvents(t, "resume in the unseen epoch, later", r.settled(), "2")
+	if s.Epoch != "epoch-2" || s.Partition != part || s.Seq != first {
+		t.Fatalf("subscribed at %s/%d/%d", s.Epoch, s.Partition, s.Seq)
+	}
+}
+
 // A subscription that attached after the consumer last confirmed the old
 // layout may have missed records of its key written to an old partition in
 // between: the gap says which (from_seq to to_seq), so the client can read them

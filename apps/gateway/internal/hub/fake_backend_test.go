@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"hash/fnv"
 	"maps"
 	"sync"
@@ -23,8 +24,9 @@ type memBackend struct {
 	// progress); reading is closed when a Read is waiting on it.
 	readGate chan struct{}
 	reading  chan struct{}
-	// reads counts Read calls; offsets counts Offsets calls.
-	reads, offsets atomic.Int64
+	// reads counts Read calls; offsets counts Offsets calls; rechecks counts
+	// Consumer.Recheck calls.
+	reads, offsets, rechecks atomic.Int64
 }
 
 type memTopic struct {
@@ -79,7 +81,7 @@ func (b *memBackend) Meta(_ context.Context, topic string) (TopicMeta, error) {
 
 // Consume tails the topic. Like the real consumer it notices a topic change only
 // when it checks the topic's metadata: here when the test calls check.
-func (b *memBackend) Consume(topic string, _ TopicMeta, ev ConsumeEvents) func() {
+func (b *memBackend) Consume(topic string, _ TopicMeta, ev ConsumeEvents) Consumer {
 	var stopped bool
 	b.mu.Lock()
 	t := b.topics[topic]
@@ -153,12 +155,38 @@ func (b *memBackend) Consume(topic string, _ TopicMeta, ev ConsumeEvents) func()
 			}
 		}
 	}()
-	return func() {
+	return memConsumer{b: b, done: done, stop: func() {
 		b.mu.Lock()
 		stopped = true
 		b.cond.Broadcast()
 		b.mu.Unlock()
 		<-done
+	}}
+}
+
+// memConsumer is a memBackend consumer; Recheck is the test's check.
+type memConsumer struct {
+	b    *memBackend
+	done chan struct{}
+	stop func()
+}
+
+func (c memConsumer) Stop() { c.stop() }
+
+func (c memConsumer) Recheck(ctx context.Context) error {
+	c.b.rechecks.Add(1)
+	checked := make(chan struct{})
+	go func() {
+		c.b.check()
+		close(checked)
+	}()
+	select {
+	case <-checked:
+		return nil
+	case <-c.done:
+		return errors.New("consumer stopped")
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

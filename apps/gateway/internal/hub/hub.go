@@ -96,9 +96,9 @@ type topicState struct {
 	name string
 	// meta is the topic as its consumer last found it; replaced (never
 	// modified) by topicChanged on the consumer goroutine.
-	meta    atomic.Pointer[TopicMeta]
-	stop    func()
-	started chan struct{}
+	meta     atomic.Pointer[TopicMeta]
+	consumer Consumer
+	started  chan struct{}
 	// next[p] is the offset the live consumer delivers next; set before a record
 	// is dispatched (see Subscribe for why). The slice is replaced when
 	// partitions are added or the epoch changes.
@@ -265,7 +265,7 @@ func (h *Hub) Close() {
 	}
 	h.topicsMu.Unlock()
 	for _, t := range stopping {
-		t.stop()
+		t.consumer.Stop()
 	}
 }
 
@@ -331,7 +331,7 @@ func (h *Hub) startTopic(topic string, meta TopicMeta) *topicState {
 	next := make([]atomic.Int64, meta.Partitions)
 	t.next.Store(&next)
 	h.topics[topic] = t
-	t.stop = h.backend.Consume(topic, meta, ConsumeEvents{
+	t.consumer = h.backend.Consume(topic, meta, ConsumeEvents{
 		Started: func(at map[int32]int64) {
 			next := *t.next.Load()
 			for p, off := range at {
@@ -366,7 +366,7 @@ func (h *Hub) releaseTopic(t *topicState) {
 		// finish: outside topicsMu (see acquireTopic). A subscriber arriving
 		// meanwhile starts a new consumer for the topic.
 		if unused {
-			t.stop()
+			t.consumer.Stop()
 		}
 	})
 }

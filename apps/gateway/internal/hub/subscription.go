@@ -85,6 +85,9 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 	if err != nil {
 		return nil, err
 	}
+	if from.Kind == protocol.FromPosition {
+		h.confirmLayout(ctx, t, from)
+	}
 	key := []byte(p.Key)
 	s := &Subscription{hub: h, sink: sink, Path: p.String(), lastSeq: -1, prevPart: -1}
 	meta := t.meta.Load()
@@ -161,6 +164,28 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 	}
 	return s, nil
 }
+
+// confirmLayout has the topic's layout checked now when from names an epoch
+// or a partition this node does not know. Such a position comes from a node
+// that saw the topic change first (recreated, or given more partitions; a
+// node notices within its check interval), or from before a change this node
+// already saw. In the first case the check lets the resume continue exactly
+// after the position instead of restarting at the log start after an "epoch"
+// gap; in the second it costs one metadata request (shared by the resumes
+// waiting meanwhile). A check that does not finish within recheckWait leaves
+// things as they were: the gap, and nothing lost.
+func (h *Hub) confirmLayout(ctx context.Context, t *topicState, from protocol.From) {
+	m := t.meta.Load()
+	if from.Epoch == m.Epoch && from.Partition < m.Partitions {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, recheckWait)
+	defer cancel()
+	_ = t.consumer.Recheck(ctx)
+}
+
+// recheckWait bounds a resume's wait for its topic's layout to be checked.
+const recheckWait = 3 * time.Second
 
 // attach adds s to its endpoint, called with ep.mu held. A subscription from the
 // live end, or a resume the cache can serve, is live at once; the cache hand-over

@@ -205,12 +205,11 @@ func (c *Cluster) OffsetAfter(ctx context.Context, topic string, partition int32
 // The worst case between a change and Changed is CheckEvery plus one metadata
 // round trip (and a poll in progress: records fetched before the check are
 // delivered first, which is right, they are older).
-func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents) func() {
+func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents) hub.Consumer {
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
+	lc := &liveConsumer{cancel: cancel, done: make(chan struct{}), checked: make(chan struct{})}
 	go func() {
-		defer wg.Done()
+		defer close(lc.done)
 		ends := c.endOffsetsWithRetry(ctx, topic)
 		if ends == nil {
 			return
@@ -228,9 +227,14 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 		w.due = true
 		for {
 			// A fetch error asks for a check at once, but not more than a few
-			// times a second while the error lasts (a deleted topic).
-			if since := time.Since(w.checked); (w.due && since >= minCheckGap) || since >= c.CheckEvery {
-				switch w.check(ctx, ev) {
+			// times a second while the error lasts (a deleted topic); so does a
+			// Recheck, at most every minRecheckGap.
+			since := time.Since(w.checked)
+			asked := lc.asked()
+			recheck := asked > lc.served
+			if (recheck && since >= minRecheckGap) || (w.due && since >= minCheckGap) || since >= c.CheckEvery {
+				result := w.check(ctx, ev)
+				switch result {
 				case watchGone:
 					return
 				case watchNewEpoch:
@@ -246,6 +250,8 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 				case watchGrown:
 					cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: w.added})
 				}
+				lc.checkedFor(asked)
+				recheck = false
 			}
 			if ctx.Err() != nil {
 				return
@@ -254,8 +260,13 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 			if w.due {
 				wake = w.checked.Add(minCheckGap)
 			}
+			if recheck {
+				wake = w.checked.Add(minRecheckGap)
+			}
 			pctx, pcancel := context.WithDeadline(ctx, wake)
+			lc.polling(pcancel, asked)
 			fetches := cl.PollFetches(pctx)
+			lc.polling(nil, 0)
 			pcancel()
 			if ctx.Err() != nil {
 				return
@@ -279,14 +290,99 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 			}
 		}
 	}()
-	return func() {
-		cancel()
-		wg.Wait()
+	return lc
+}
+
+// liveConsumer is the handle of a Consume goroutine.
+type liveConsumer struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the goroutine returned
+
+	mu sync.Mutex
+	// Recheck n is asks; the consumer serves every ask made before a check
+	// began once that check is done (served = the asks it saw), then closes and
+	// replaces checked.
+	asks, served uint64
+	checked      chan struct{}
+	// wakePoll cancels the poll in progress (nil between polls), which began
+	// when pollSaw Rechecks had been asked.
+	wakePoll context.CancelFunc
+	pollSaw  uint64
+}
+
+func (lc *liveConsumer) Stop() {
+	lc.cancel()
+	<-lc.done
+}
+
+func (lc *liveConsumer) Recheck(ctx context.Context) error {
+	lc.mu.Lock()
+	lc.asks++
+	want := lc.asks
+	if lc.wakePoll != nil && lc.pollSaw <= lc.served {
+		// The poll began with nothing asked: it may be long (CheckEvery). One
+		// that saw an ask already ends in time for the check.
+		lc.wakePoll()
+	}
+	lc.mu.Unlock()
+	for {
+		lc.mu.Lock()
+		served, checked := lc.served, lc.checked
+		lc.mu.Unlock()
+		if served >= want {
+			return nil
+		}
+		select {
+		case <-checked:
+		case <-lc.done:
+			return errConsumerStopped
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
-// minCheckGap spaces the metadata checks that fetch errors ask for.
-const minCheckGap = 250 * time.Millisecond
+var errConsumerStopped = errors.New("the topic's consumer stopped")
+
+// asked is the number of Rechecks asked so far; lc.served is only written by
+// the consumer goroutine, which may read it without the lock.
+func (lc *liveConsumer) asked() uint64 {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.asks
+}
+
+// checkedFor records that a check which began after asks Rechecks is done.
+func (lc *liveConsumer) checkedFor(asks uint64) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if asks > lc.served {
+		lc.served = asks
+		close(lc.checked)
+		lc.checked = make(chan struct{})
+	}
+}
+
+// polling registers the cancel of the poll about to start (nil: it ended),
+// whose deadline was set knowing of saw Rechecks. One asked since ends the
+// poll at once if it was not planned for.
+func (lc *liveConsumer) polling(cancel context.CancelFunc, saw uint64) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.wakePoll, lc.pollSaw = cancel, saw
+	if cancel != nil && saw <= lc.served && lc.asks > saw {
+		cancel()
+	}
+}
+
+// minCheckGap spaces the metadata checks that fetch errors ask for;
+// minRecheckGap those hub.Consumer.Recheck asks for (a resume naming a
+// partition or epoch the node does not know: waiting for the check delays it,
+// so it is short, but a flood of such resumes must leave time to fetch).
+const (
+	minCheckGap   = 250 * time.Millisecond
+	minRecheckGap = 20 * time.Millisecond
+)
 
 // liveClient consumes topic's partitions from the given offsets (-1: the start).
 func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, error) {

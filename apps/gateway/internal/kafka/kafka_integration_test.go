@@ -112,8 +112,8 @@ func TestConsumerReportsGrowthWithWhereTheNewLayoutStarts(t *testing.T) {
 	c, adm, topic := setup(t, 2)
 	meta := waitMeta(t, c, topic, func(m hub.TopicMeta, err error) bool { return err == nil })
 	ev := newEvents()
-	stop := c.Consume(topic, meta, ev.consumeEvents())
-	defer stop()
+	cons := c.Consume(topic, meta, ev.consumeEvents())
+	defer cons.Stop()
 	next(t, ev.started, "start")
 	r := produce(t, c, topic, "a")
 	next(t, ev.records, "record before growth")
@@ -147,12 +147,68 @@ func TestConsumerReportsGrowthWithWhereTheNewLayoutStarts(t *testing.T) {
 	}
 }
 
+// A resume naming a partition the node has not seen asks for a check at once
+// (hub.Consumer.Recheck) rather than waiting for the periodic one.
+func TestRecheckReportsGrowthBeforeReturning(t *testing.T) {
+	c, adm, topic := setup(t, 2)
+	c.CheckEvery = time.Hour // only the first check, at start, and Rechecks
+	meta := waitMeta(t, c, topic, func(m hub.TopicMeta, err error) bool { return err == nil })
+	ev := newEvents()
+	cons := c.Consume(topic, meta, ev.consumeEvents())
+	defer cons.Stop()
+	next(t, ev.started, "start")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	if err := cons.Recheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ch := <-ev.changed:
+		t.Fatalf("a check of an unchanged topic reported %+v", ch)
+	default:
+	}
+
+	if _, err := adm.CreatePartitions(context.Background(), 1, topic); err != nil {
+		t.Fatal(err)
+	}
+	waitMeta(t, c, topic, func(m hub.TopicMeta, err error) bool { return err == nil && m.Partitions == 3 })
+	// Many resumes ask at once; one check serves them all.
+	errs := make(chan error, 20)
+	for range 20 {
+		go func() { errs <- cons.Recheck(ctx) }()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case ch := <-ev.changed:
+		if ch.Meta.Partitions != 3 || ch.Meta.Epoch != meta.Epoch {
+			t.Fatalf("change %+v", ch)
+		}
+	default:
+		t.Fatal("Recheck returned before the growth was reported")
+	}
+	select {
+	case ch := <-ev.changed:
+		t.Fatalf("a second change %+v", ch)
+	default:
+	}
+
+	cons.Stop()
+	if err := cons.Recheck(ctx); err == nil {
+		t.Fatal("Recheck of a stopped consumer returned nil")
+	}
+}
+
 func TestConsumerReportsRecreationThenDeletion(t *testing.T) {
 	c, adm, topic := setup(t, 1)
 	meta := waitMeta(t, c, topic, func(m hub.TopicMeta, err error) bool { return err == nil })
 	ev := newEvents()
-	stop := c.Consume(topic, meta, ev.consumeEvents())
-	defer stop()
+	cons := c.Consume(topic, meta, ev.consumeEvents())
+	defer cons.Stop()
 	next(t, ev.started, "start")
 	if _, err := c.Meta(context.Background(), topic); err != nil { // cached
 		t.Fatal(err)
