@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,6 +93,23 @@ func TestBrokerConnReadsEOFWhenThePeerCloses(t *testing.T) {
 	server.Close()
 	if _, err := client.Read(make([]byte, 8)); err != io.EOF {
 		t.Fatalf("err = %v, want io.EOF", err)
+	}
+}
+
+func TestBrokerConnReportsAReset(t *testing.T) {
+	client, server := brokerPair(t)
+	server.(*net.TCPConn).SetLinger(0) // close with RST
+	server.Close()
+	var err error
+	for err == nil { // the first write may still be taken before the RST is seen
+		_, err = client.Write([]byte("request"))
+		if err == nil {
+			_, err = client.Read(make([]byte, 8))
+		}
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || ne.Timeout() || !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("err = %v, want a connection reset", err)
 	}
 }
 
