@@ -94,22 +94,29 @@ func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protoco
 	return value, nil
 }
 
-// publish writes value to the endpoint's topic under the path's key and waits for
-// Kafka's acknowledgement.
-func (s *Server) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte) (protocol.Published, *protocol.Error) {
+// publish writes value to the endpoint's topic under the path's key and calls
+// done once Kafka acknowledged it, or failed to. It returns once the record is
+// queued: records of publish calls made one after another (a connection's
+// frames, in the order it sent them) are written in that order, as one Kafka
+// producer's are. done runs on the Kafka client's goroutine and must not block.
+func (s *Server) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte, done func(protocol.Published, *protocol.Error)) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
-	defer cancel()
 	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
 	if err != nil {
-		return protocol.Published{}, kafkaError(p.Topic, err)
+		cancel()
+		done(protocol.Published{}, kafkaError(p.Topic, err))
+		return
 	}
-	partition, offset, err := s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []kgo.RecordHeader{{Key: AppHeader, Value: []byte(c.App)}})
-	if err != nil {
-		return protocol.Published{}, kafkaError(p.Topic, err)
-	}
-	s.opt.Metrics.MessagesIn.Inc()
-	s.opt.Metrics.BytesIn.Add(float64(len(value)))
-	return protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil
+	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []kgo.RecordHeader{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
+		cancel()
+		if err != nil {
+			done(protocol.Published{}, kafkaError(p.Topic, err))
+			return
+		}
+		s.opt.Metrics.MessagesIn.Inc()
+		s.opt.Metrics.BytesIn.Add(float64(len(value)))
+		done(protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil)
+	})
 }
 
 func kafkaError(topic string, err error) *protocol.Error {

@@ -34,7 +34,10 @@ type Resolver interface {
 
 // Kafka is what publishing needs (kafka.Cluster).
 type Kafka interface {
-	Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader) (int32, int64, error)
+	// Produce queues one record and calls done with its position once Kafka
+	// acknowledged it (or with why not); records queued for one partition are
+	// written in the order of the calls.
+	Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader, done func(partition int32, offset int64, err error))
 	Meta(ctx context.Context, topic string) (hub.TopicMeta, error)
 }
 

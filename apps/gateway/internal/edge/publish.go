@@ -34,7 +34,14 @@ func (s *Server) servePublish(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, perr)
 		return
 	}
-	ack, perr := s.publish(r.Context(), claims, p, body)
+	type result struct {
+		ack  protocol.Published
+		perr *protocol.Error
+	}
+	acked := make(chan result, 1)
+	s.publish(r.Context(), claims, p, body, func(ack protocol.Published, perr *protocol.Error) { acked <- result{ack, perr} })
+	res := <-acked
+	ack, perr := res.ack, res.perr
 	if perr != nil {
 		writeProblem(w, perr)
 		return

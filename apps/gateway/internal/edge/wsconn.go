@@ -413,17 +413,18 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	case <-c.done:
 		return
 	}
-	id, path := f.ID, f.Endpoint
-	go func() {
-		defer func() { <-slots }()
-		ack, err := c.srv.publish(c.srv.ctx, claims, path, value)
+	// Queued here, in the order the client sent its frames; acknowledged
+	// when Kafka has it.
+	id := f.ID
+	c.srv.publish(c.srv.ctx, claims, f.Endpoint, value, func(ack protocol.Published, err *protocol.Error) {
+		<-slots
 		if err != nil {
 			c.sendError(id, err)
 			return
 		}
 		ack.ID = id
 		c.send(protocol.Encode(ack))
-	}()
+	})
 }
 
 // publishSlots returns the semaphore for publishes in flight, made on first use:

@@ -590,11 +590,12 @@ func (c *Cluster) Read(ctx context.Context, topic, epoch string, partition int32
 	return nil
 }
 
-// Produce writes one record and returns where Kafka stored it, once acknowledged.
-func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader) (int32, int64, error) {
-	rec := &kgo.Record{Topic: topic, Key: key, Value: value, Headers: headers}
-	if err := c.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
-		return 0, 0, err
-	}
-	return rec.Partition, rec.Offset, nil
+// Produce queues one record (acks=all, idempotent: a retry neither duplicates
+// nor reorders it) and calls done with its position once Kafka acknowledged it.
+// Records queued for one partition are written in the order of the calls.
+// done runs on the client's goroutine.
+func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader, done func(partition int32, offset int64, err error)) {
+	c.cl.Produce(ctx, &kgo.Record{Topic: topic, Key: key, Value: value, Headers: headers}, func(r *kgo.Record, err error) {
+		done(r.Partition, r.Offset, err)
+	})
 }

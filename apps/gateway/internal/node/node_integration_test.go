@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -279,6 +280,37 @@ func TestSubscribePublishAndErrors(t *testing.T) {
 	c2.send(`{"type":"publish","id":"y","endpoint":"` + ep + `","data":{"price":1}}`)
 	if e := c2.next("error"); e["code"] != float64(4003) {
 		t.Fatalf("publish without pub permission = %v", e)
+	}
+}
+
+// Publishes sent on one connection to one endpoint without waiting for their
+// acknowledgements are written to Kafka in the order they were sent, as one
+// Kafka producer's would be, and acknowledged in that order.
+func TestPublishesOfAConnectionKeepTheirOrder(t *testing.T) {
+	f := newFixture(t)
+	c, _ := f.authed(map[string][]string{"all": {"/" + f.topic + "/*"}})
+	const n = 300
+	for i := range n {
+		c.send(fmt.Sprintf(`{"type":"publish","id":"%d","endpoint":"/%s/ORD","data":{"price":%d}}`, i, f.topic, i+1))
+	}
+	seqOf := make([]int64, n)
+	partition := -1.0
+	for want := range n {
+		ack := c.next("published")
+		i, err := strconv.Atoi(ack["id"].(string))
+		if err != nil || i != want {
+			t.Fatalf("ack %v, want the one of publish %d next", ack, want)
+		}
+		seqOf[i] = int64(ack["seq"].(float64)) + 1 // +1: 0 means not acknowledged yet
+		if partition >= 0 && ack["partition"] != partition {
+			t.Fatalf("ack on partition %v, earlier ones on %v", ack["partition"], partition)
+		}
+		partition = ack["partition"].(float64)
+	}
+	for i := 1; i < n; i++ {
+		if seqOf[i] <= seqOf[i-1] {
+			t.Fatalf("publish %d was written at offset %d, before publish %d at %d", i, seqOf[i]-1, i-1, seqOf[i-1]-1)
+		}
 	}
 }
 
