@@ -34,14 +34,13 @@ func (s *Server) servePublish(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, perr)
 		return
 	}
-	type result struct {
-		ack  protocol.Published
-		perr *protocol.Error
-	}
-	acked := make(chan result, 1)
-	s.publish(r.Context(), claims, p, body, func(ack protocol.Published, perr *protocol.Error) { acked <- result{ack, perr} })
-	res := <-acked
-	ack, perr := res.ack, res.perr
+	var ack protocol.Published
+	acked := make(chan struct{})
+	s.publish(r.Context(), claims, p, body, func(a protocol.Published, e *protocol.Error) {
+		ack, perr = a, e
+		close(acked)
+	})
+	<-acked
 	if perr != nil {
 		writeProblem(w, perr)
 		return

@@ -233,8 +233,7 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 			asked := lc.asked()
 			recheck := asked > lc.served
 			if (recheck && since >= minRecheckGap) || (w.due && since >= minCheckGap) || since >= c.CheckEvery {
-				result := w.check(ctx, ev)
-				switch result {
+				switch w.check(ctx, ev) {
 				case watchGone:
 					return
 				case watchNewEpoch:
@@ -299,9 +298,9 @@ type liveConsumer struct {
 	done   chan struct{} // closed when the goroutine returned
 
 	mu sync.Mutex
-	// Recheck n is asks; the consumer serves every ask made before a check
-	// began once that check is done (served = the asks it saw), then closes and
-	// replaces checked.
+	// asks counts Recheck calls. Once a check is done, every ask made before it
+	// began is served: served becomes the count the check saw, and checked is
+	// closed and replaced.
 	asks, served uint64
 	checked      chan struct{}
 	// wakePoll cancels the poll in progress (nil between polls), which began
@@ -383,6 +382,10 @@ const (
 	minCheckGap   = 250 * time.Millisecond
 	minRecheckGap = 20 * time.Millisecond
 )
+
+// brokerDialTimeout is franz-go's default, which our dialer (dialBroker)
+// replaces.
+const brokerDialTimeout = 10 * time.Second
 
 // liveClient consumes topic's partitions from the given offsets (-1: the start).
 func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, error) {

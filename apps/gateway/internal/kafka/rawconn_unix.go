@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/rawio"
 )
@@ -18,7 +17,7 @@ import (
 // after an idle moment was all that kept the runtime's monitor thread at its
 // fastest rate.
 func dialBroker(ctx context.Context, network, host string) (net.Conn, error) {
-	d := net.Dialer{Timeout: brokerDialTimeout} // franz-go's default, which a custom dialer replaces
+	d := net.Dialer{Timeout: brokerDialTimeout}
 	conn, err := d.DialContext(ctx, network, host)
 	if err != nil {
 		return nil, err
@@ -33,8 +32,6 @@ func dialBroker(ctx context.Context, network, host string) (net.Conn, error) {
 	}
 	return &brokerConn{TCPConn: tcp, rc: rc}, nil
 }
-
-const brokerDialTimeout = 10 * time.Second
 
 // brokerConn is a *net.TCPConn whose Read and Write use raw system calls and
 // wait in Go's poller (deadlines apply); the rest is the TCPConn's.
