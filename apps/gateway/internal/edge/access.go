@@ -20,7 +20,7 @@ const AppHeader = "sluice-app"
 
 // authorize is the one check every transport makes before subscribing or
 // publishing: the endpoint exists, allows op, and the token permits it.
-func (s *Server) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*catalog.Endpoint, *protocol.Error) {
+func (s *Edge) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*catalog.Endpoint, *protocol.Error) {
 	if c == nil {
 		return nil, protocol.Errorf(protocol.CodeUnauthenticated, "authenticate first")
 	}
@@ -44,7 +44,7 @@ func (s *Server) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*ca
 // httpAccess authenticates an SSE or publish request and authorises op on the
 // endpoint of its path. The token comes from the Authorization header or, for
 // subscribing (EventSource cannot set headers), the access_token parameter.
-func (s *Server) httpAccess(r *http.Request, op protocol.Op) (*auth.Claims, protocol.Path, *catalog.Endpoint, *protocol.Error) {
+func (s *Edge) httpAccess(r *http.Request, op protocol.Op) (*auth.Claims, protocol.Path, *catalog.Endpoint, *protocol.Error) {
 	token, ok := bearer(r)
 	if !ok && op == protocol.OpSubscribe {
 		token = r.URL.Query().Get("access_token")
@@ -99,7 +99,7 @@ func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protoco
 // queued: records of publish calls made one after another (a connection's
 // frames, in the order it sent them) are written in that order, as one Kafka
 // producer's are. done runs on the Kafka client's goroutine and must not block.
-func (s *Server) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte, done func(protocol.Published, *protocol.Error)) {
+func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte, done func(protocol.Published, *protocol.Error)) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
 	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
 	if err != nil {

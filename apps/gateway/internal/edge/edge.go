@@ -59,8 +59,8 @@ type Options struct {
 	PublishTimeout   time.Duration // for Kafka's acknowledgement (default 10s)
 }
 
-// Server is the edge of one node.
-type Server struct {
+// Edge is the client-facing side of one node.
+type Edge struct {
 	opt Options
 	log *slog.Logger
 
@@ -91,7 +91,7 @@ type session interface {
 }
 
 // New builds the edge; call Routes to serve it.
-func New(opt Options) *Server {
+func New(opt Options) *Edge {
 	if opt.QueueSize <= 0 {
 		opt.QueueSize = 1024
 	}
@@ -117,7 +117,7 @@ func New(opt Options) *Server {
 		opt.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{
+	s := &Edge{
 		opt: opt, log: opt.Logger,
 		sessions: map[session]struct{}{}, byJTI: map[string]*tokenSessions{}, byApp: map[string]map[session]struct{}{},
 		ctx: ctx, cancel: cancel,
@@ -136,7 +136,7 @@ func New(opt Options) *Server {
 // pings those with no traffic, drops those that leave a ping unanswered for
 // IdleTimeout). One loop for the node instead of a timer per connection keeps
 // idle connections cheap.
-func (s *Server) pingLoop() {
+func (s *Edge) pingLoop() {
 	t := time.NewTicker(s.opt.PingInterval)
 	defer t.Stop()
 	defer s.poller.close()
@@ -164,7 +164,7 @@ func (s *Server) pingLoop() {
 }
 
 // Routes adds the edge's handlers to mux.
-func (s *Server) Routes(mux *http.ServeMux) {
+func (s *Edge) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /sse/{path...}", s.serveSSE)
 	mux.HandleFunc("POST /pub/{path...}", s.servePublish)
@@ -172,7 +172,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 
 // track registers a session (under its token once it has one); called again after
 // authentication and after a refresh, with the claims it had before.
-func (s *Server) track(sess session, old *auth.Claims) {
+func (s *Edge) track(sess session, old *auth.Claims) {
 	c := sess.claims()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,7 +187,7 @@ func (s *Server) track(sess session, old *auth.Claims) {
 	}
 }
 
-func (s *Server) untrack(sess session) {
+func (s *Edge) untrack(sess session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, sess)
@@ -199,7 +199,7 @@ func (s *Server) untrack(sess session) {
 
 // addToToken registers sess under its token, arming the token's expiry timer
 // when it is the first; called with s.mu held.
-func (s *Server) addToToken(c *auth.Claims, sess session) {
+func (s *Edge) addToToken(c *auth.Claims, sess session) {
 	ts := s.byJTI[c.JTI]
 	if ts == nil {
 		ts = &tokenSessions{sessions: map[session]struct{}{}}
@@ -211,7 +211,7 @@ func (s *Server) addToToken(c *auth.Claims, sess session) {
 }
 
 // removeFromToken is addToToken's reverse; called with s.mu held.
-func (s *Server) removeFromToken(jti string, sess session) {
+func (s *Edge) removeFromToken(jti string, sess session) {
 	ts := s.byJTI[jti]
 	if ts == nil {
 		return
@@ -226,7 +226,7 @@ func (s *Server) removeFromToken(jti string, sess session) {
 // tokenExpired ends the sessions of an expired token (a refreshed session has
 // moved to its new token already). A jti names one token, so its sessions expire
 // together; one whose claims say otherwise keeps the timer going.
-func (s *Server) tokenExpired(jti string) {
+func (s *Edge) tokenExpired(jti string) {
 	now := time.Now().Unix()
 	var victims []session
 	s.mu.Lock()
@@ -274,7 +274,7 @@ func removeFrom(m map[string]map[session]struct{}, k string, sess session) {
 
 // EndpointChanged ends subscriptions of endpoints that are gone or no longer
 // subscribable.
-func (s *Server) EndpointChanged(old, new *catalog.Endpoint) {
+func (s *Edge) EndpointChanged(old, new *catalog.Endpoint) {
 	if old != nil {
 		s.opt.Hub.EndpointsChanged(old.Topic)
 	}
@@ -284,7 +284,7 @@ func (s *Server) EndpointChanged(old, new *catalog.Endpoint) {
 }
 
 // TokenRevoked closes every session using the token at once.
-func (s *Server) TokenRevoked(jti string) {
+func (s *Edge) TokenRevoked(jti string) {
 	s.mu.Lock()
 	var victims []session
 	if ts := s.byJTI[jti]; ts != nil {
@@ -297,7 +297,7 @@ func (s *Server) TokenRevoked(jti string) {
 }
 
 // AppRevoked closes the app's sessions whose token was issued before notBefore.
-func (s *Server) AppRevoked(appID string, notBefore int64) {
+func (s *Edge) AppRevoked(appID string, notBefore int64) {
 	reason := "all tokens of this app were revoked"
 	if notBefore == math.MaxInt64 {
 		reason = "app deleted"
@@ -313,7 +313,7 @@ func (s *Server) AppRevoked(appID string, notBefore int64) {
 	s.revoke(victims, reason)
 }
 
-func (s *Server) revoke(victims []session, reason string) {
+func (s *Edge) revoke(victims []session, reason string) {
 	for _, sess := range victims {
 		s.opt.Metrics.RevocationCloses.Inc()
 		sess.terminate(protocol.CodeTokenRevoked, reason)
@@ -325,7 +325,7 @@ func (s *Server) revoke(victims []session, reason string) {
 // from its last position on another node, so what this node would still write
 // is only work competing with telling the clients (at 19,000 clients, most of
 // the node's CPU).
-func (s *Server) Shutdown(ctx context.Context) {
+func (s *Edge) Shutdown(ctx context.Context) {
 	if s.opt.Hub != nil {
 		go s.opt.Hub.Close() // waits for the consumers' Kafka clients to close
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // servePublish is POST /pub/{topic}/{key}: the body is the payload.
-func (s *Server) servePublish(w http.ResponseWriter, r *http.Request) {
+func (s *Edge) servePublish(w http.ResponseWriter, r *http.Request) {
 	claims, p, ep, perr := s.httpAccess(r, protocol.OpPublish)
 	if perr != nil {
 		writeProblem(w, perr)

@@ -195,7 +195,7 @@ func (q *outQueue) close() {
 }
 
 // countDropped feeds a push's slow-client outcome into the metrics.
-func (s *Server) countDropped(r pushResult) {
+func (s *Edge) countDropped(r pushResult) {
 	if r.dropped > 0 {
 		s.opt.Metrics.Dropped.Add(float64(r.dropped))
 	}

@@ -17,7 +17,7 @@ import (
 // sseStream is one Server-Sent Events subscriber. Its handler goroutine is the
 // writer: hub callbacks only queue and wake it.
 type sseStream struct {
-	srv  *Server
+	srv  *Edge
 	tok  *auth.Claims
 	out  outQueue
 	wake chan struct{}
@@ -27,7 +27,7 @@ type sseStream struct {
 	reason chan struct{} // closed when the stream must end after draining
 }
 
-func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
+func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 	claims, p, ep, perr := s.httpAccess(r, protocol.OpSubscribe)
 	if perr != nil {
 		writeProblem(w, perr)

@@ -44,7 +44,7 @@ var upgrader = websocket.Upgrader{
 // frames are written by whoever queued them while the socket takes them without
 // waiting, else by a writer goroutine (flush, writeLoop).
 type wsConn struct {
-	srv *Server
+	srv *Edge
 	nc  net.Conn
 	rc  syscall.RawConn
 	out outQueue
@@ -84,7 +84,7 @@ type wsConn struct {
 // nextPollID numbers the node's WebSocket connections for the poller.
 var nextPollID atomic.Uint64
 
-func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		writeProblem(w, protocol.Errorf(protocol.CodeBadFrame, "GET /ws needs a WebSocket upgrade"))
 		return

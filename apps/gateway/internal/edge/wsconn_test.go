@@ -21,7 +21,7 @@ import (
 // These tests drive the WebSocket transport (framing, control frames, closing)
 // with a real client over loopback; frames that need no token are enough.
 
-func newWSTestServer(t *testing.T, opt Options) (*Server, string) {
+func newWSTestServer(t *testing.T, opt Options) (*Edge, string) {
 	opt.Metrics = metrics.New()
 	s := New(opt)
 	mux := http.NewServeMux()

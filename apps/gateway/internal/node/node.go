@@ -23,7 +23,7 @@ import (
 type Node struct {
 	Catalog *catalog.Catalog
 	Hub     *hub.Hub
-	Edge    *edge.Server
+	Edge    *edge.Edge
 	Server  *server.Server
 	Metrics *metrics.Metrics
 }
@@ -106,12 +106,12 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 // listener forwards catalog changes to the edge once it exists.
 type listener struct {
 	mu sync.RWMutex
-	e  *edge.Server
+	e  *edge.Edge
 }
 
-func (l *listener) set(e *edge.Server) { l.mu.Lock(); l.e = e; l.mu.Unlock() }
+func (l *listener) set(e *edge.Edge) { l.mu.Lock(); l.e = e; l.mu.Unlock() }
 
-func (l *listener) get() *edge.Server { l.mu.RLock(); defer l.mu.RUnlock(); return l.e }
+func (l *listener) get() *edge.Edge { l.mu.RLock(); defer l.mu.RUnlock(); return l.e }
 
 func (l *listener) EndpointChanged(old, new *catalog.Endpoint) {
 	if e := l.get(); e != nil {

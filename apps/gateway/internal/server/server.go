@@ -24,7 +24,7 @@ var Version = "dev"
 
 // Deps are the parts of a node the HTTP side serves; any may be nil in tests.
 type Deps struct {
-	Edge    *edge.Server
+	Edge    *edge.Edge
 	Metrics *metrics.Metrics
 	// Ready is closed once the node can serve (the catalog is loaded).
 	Ready <-chan struct{}
