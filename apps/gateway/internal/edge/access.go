@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
@@ -107,7 +105,7 @@ func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, val
 		done(protocol.Published{}, kafkaError(p.Topic, err))
 		return
 	}
-	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []kgo.RecordHeader{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
+	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []hub.Header{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
 		cancel()
 		if err != nil {
 			done(protocol.Published{}, kafkaError(p.Topic, err))

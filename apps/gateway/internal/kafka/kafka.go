@@ -597,8 +597,15 @@ func (c *Cluster) Read(ctx context.Context, topic, epoch string, partition int32
 // nor reorders it) and calls done with its position once Kafka acknowledged it.
 // Records queued for one partition are written in the order of the calls.
 // done runs on the client's goroutine.
-func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader, done func(partition int32, offset int64, err error)) {
-	c.cl.Produce(ctx, &kgo.Record{Topic: topic, Key: key, Value: value, Headers: headers}, func(r *kgo.Record, err error) {
+func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []hub.Header, done func(partition int32, offset int64, err error)) {
+	r := &kgo.Record{Topic: topic, Key: key, Value: value}
+	if len(headers) > 0 {
+		r.Headers = make([]kgo.RecordHeader, len(headers))
+		for i, h := range headers {
+			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+		}
+	}
+	c.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 		done(r.Partition, r.Offset, err)
 	})
 }
