@@ -19,8 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -53,9 +51,6 @@ type Options struct {
 	Listener Listener
 	// Logger receives bad records, conflicts and Kafka trouble; nil discards.
 	Logger *slog.Logger
-	// KafkaOptions are extra franz-go client options for Run (TLS, SASL,
-	// client id). They must not change what or how the client consumes.
-	KafkaOptions []kgo.Opt
 }
 
 // Catalog is the materialised catalog. Its read methods are safe for concurrent
@@ -74,7 +69,6 @@ type Catalog struct {
 	parseJWK func(alg string, jwk json.RawMessage) (crypto.PublicKey, error)
 	listener Listener
 	log      *slog.Logger
-	kafkaOpt []kgo.Opt
 	now      func() time.Time // replaced in tests
 
 	ready     chan struct{}
@@ -123,7 +117,6 @@ func New(opts Options) *Catalog {
 		parseJWK:    opts.ParseJWK,
 		listener:    listener,
 		log:         log,
-		kafkaOpt:    opts.KafkaOptions,
 		now:         time.Now,
 		ready:       make(chan struct{}),
 		warnedKinds: map[string]bool{},

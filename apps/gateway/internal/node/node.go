@@ -39,7 +39,9 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // Build assembles a node; the returned start function runs it until ctx ends.
 func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) error, error) {
-	cluster, err := kafka.New(cfg.KafkaBrokers, log)
+	// Every Kafka client of the node, the catalog's included, is built from kc.
+	kc := kafka.ClientOptions{Brokers: cfg.KafkaBrokers, Logger: log}
+	cluster, err := kafka.New(kc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka: %w", err)
 	}
@@ -87,7 +89,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cat.Run(catCtx, cfg.KafkaBrokers, cfg.CatalogTopic); err != nil {
+			if err := cat.Run(catCtx, kc, cfg.CatalogTopic); err != nil {
 				log.Error("catalog stopped", "err", err)
 			}
 		}()
