@@ -39,6 +39,16 @@ func (s *Edge) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*cata
 	return ep, nil
 }
 
+// Served is what the hub needs of ep, the catalog endpoint serving a concrete
+// path (nil: none): what Hub.Subscribe is given for a subscription authorised
+// against ep, and Hub.KeyServed and ParamServed after a catalog change.
+func Served(ep *catalog.Endpoint) hub.Served {
+	if ep == nil {
+		return hub.Served{ByParam: true} // no exact endpoint, nor a parameterised one
+	}
+	return hub.Served{Subscribable: ep.Allows(protocol.OpSubscribe), Format: string(ep.Format), ByParam: ep.KeyParam != ""}
+}
+
 // httpAccess authenticates an SSE or publish request and authorises op on the
 // endpoint of its path. The token comes from the Authorization header or, for
 // subscribing (EventSource cannot set headers), the access_token parameter.

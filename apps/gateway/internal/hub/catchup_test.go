@@ -42,7 +42,7 @@ type stormClient struct {
 // get records n+1 on).
 func resume(t *testing.T, h *Hub, offsets map[string][]int64, key string, n int) *stormClient {
 	c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, servedJSON,
 		protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil)
 	if err != nil {
 		t.Error(err)

@@ -34,6 +34,21 @@ type Config struct {
 	Logger  *slog.Logger
 }
 
+// Served is how the catalog serves one concrete endpoint (a topic and key), as
+// far as the hub needs to know: Subscribe is given it by its caller, which
+// resolved the endpoint to authorise the subscription, and KeyServed and
+// ParamServed by the catalog's listener when it changes.
+type Served struct {
+	// Subscribable is set when an endpoint serves the key and allows
+	// subscribing; Format is then its payload format. Subscribe implies it.
+	Subscribable bool
+	Format       string
+	// ByParam is set when the key has no exact endpoint of its own: the
+	// topic's parameterised endpoint, if any, serves it, and ParamServed
+	// applies to it.
+	ByParam bool
+}
+
 // Hub is one node's routing table from Kafka records to subscriptions.
 type Hub struct {
 	cfg     Config
@@ -147,7 +162,9 @@ type endpointState struct {
 	epoch     string
 	partition int32
 	format    string
-	subs      []*Subscription
+	// byParam is Served.ByParam: whether ParamServed applies to this endpoint.
+	byParam bool
+	subs    []*Subscription
 	// cache holds the newest frames; it is complete from coveredFrom on: every
 	// record of this key on partition with offset >= coveredFrom is in it or was
 	// evicted (which raises coveredFrom).

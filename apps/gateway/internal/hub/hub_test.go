@@ -66,6 +66,9 @@ func (r *recorder) waitFor(t *testing.T, n int) []string {
 	return nil
 }
 
+// servedJSON is a subscribable json endpoint with an exact path.
+var servedJSON = Served{Subscribable: true, Format: "json"}
+
 func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 	b := newMemBackend()
 	b.createTopic("prices", "epoch-1", 3)
@@ -81,7 +84,7 @@ func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
 	t.Helper()
 	r := &recorder{}
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, r, nil)
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, servedJSON, from, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +240,7 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 	}})
 	defer h.Close()
 	r := &recorder{}
-	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, r, nil); err != nil {
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, servedJSON, protocol.From{}, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	h.EndpointsChanged("prices")
@@ -263,7 +266,7 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 
 func TestUnknownTopic(t *testing.T) {
 	h, _ := newTestHub(t, 1)
-	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, "json", protocol.From{}, &recorder{}, nil)
+	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, servedJSON, protocol.From{}, &recorder{}, nil)
 	if err != ErrTopicNotFound {
 		t.Fatalf("err = %v", err)
 	}
