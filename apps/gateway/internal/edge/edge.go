@@ -268,18 +268,7 @@ func removeFrom(m map[string]map[session]struct{}, k string, sess session) {
 	}
 }
 
-// The catalog.Listener methods: catalog changes take effect on live sessions.
-
-// EndpointChanged ends subscriptions of endpoints that are gone or no longer
-// subscribable.
-func (s *Edge) EndpointChanged(old, new *catalog.Endpoint) {
-	if old != nil {
-		s.opt.Hub.EndpointsChanged(old.Topic)
-	}
-	if new != nil && (old == nil || new.Topic != old.Topic) {
-		s.opt.Hub.EndpointsChanged(new.Topic)
-	}
-}
+// The catalog.RevocationListener methods: revocations end live sessions.
 
 // TokenRevoked closes every session using the token at once.
 func (s *Edge) TokenRevoked(jti string) {

@@ -51,7 +51,7 @@ func newStallingHub(t *testing.T) (*Hub, *stallingBackend) {
 	mem.createTopic("prices", "epoch-1", 3)
 	mem.createTopic("stalled", "epoch-2", 1)
 	b := &stallingBackend{memBackend: mem, topic: "stalled", stopping: make(chan struct{}), release: make(chan struct{})}
-	h := New(b, Config{Linger: time.Millisecond, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(b, Config{Linger: time.Millisecond})
 	t.Cleanup(func() {
 		select {
 		case <-b.release:

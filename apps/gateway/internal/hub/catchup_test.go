@@ -18,7 +18,7 @@ func stormHub(t *testing.T, keys, perKey int) (*Hub, *memBackend, map[string][]i
 	t.Helper()
 	b := newMemBackend()
 	b.createTopic("storm", "e1", 1)
-	h := New(b, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(b, Config{Linger: time.Hour})
 	t.Cleanup(h.Close)
 	offsets := map[string][]int64{}
 	for n := range perKey {

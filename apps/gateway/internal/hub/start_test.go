@@ -275,7 +275,7 @@ func (offsetsDown) OffsetAfter(context.Context, string, int32, int64) (int64, er
 func TestStartThatNeedsKafkaFailsTheSubscribeWhenKafkaDoesNotAnswer(t *testing.T) {
 	b := newMemBackend()
 	b.createTopic("prices", "epoch-1", 1)
-	h := New(offsetsDown{b}, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(offsetsDown{b}, Config{Linger: time.Hour})
 	defer h.Close()
 	for _, from := range []protocol.From{{Kind: protocol.FromEarliest}, {Kind: protocol.FromTime, Time: 1}, {Kind: protocol.FromPosition, Epoch: "old", Seq: 3}} {
 		called := false
