@@ -1,9 +1,8 @@
 package kafka
 
 import (
-	"time"
-
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
