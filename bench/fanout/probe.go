@@ -10,7 +10,7 @@ import (
 )
 
 // probeFetchMaxWait is the gateway's live consumer's setting
-// (apps/gateway/internal/kafka/kafka.go), so the probe waits like the gateway does.
+// (apps/gateway/internal/kafka/consume.go), so the probe waits like the gateway does.
 const probeFetchMaxWait = 500 * time.Millisecond
 
 // kafkaProbe is a plain consumer of the data topic, outside the gateway: the

@@ -2,9 +2,9 @@
 // topic (packages/protocol/CATALOG.md): the endpoints it serves, the public keys
 // tokens are verified with, the apps tokens may be issued for and the revoked
 // tokens. Run reads the topic from the beginning and then tails it; every record
-// goes through Apply, which validates it, updates the state and tells a Listener
-// what changed (an endpoint removed, a token revoked) so live connections can be
-// ended.
+// goes through Apply, which validates it, updates the state and tells the
+// listeners (Listen) what changed (an endpoint removed, a token revoked) so live
+// subscriptions and sessions can follow.
 package catalog
 
 import (
@@ -19,22 +19,37 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
-// Listener is told about changes that affect live connections. Its methods are
-// called synchronously from the goroutine that applies records (Run's), in log
-// order, after the catalog's state already reflects the change, and with the
-// catalog's read lock released: a Listener may call Resolve, JTIRevoked and the
-// other read methods, but must not call Apply (it would deadlock) and should
-// return quickly (the catalog does not advance while it runs).
-type Listener interface {
+// Listeners are told about the changes that affect live clients. Their
+// methods are called synchronously from the goroutine that applies records
+// (Run's), in log order, after the catalog's state already reflects the whole
+// record, and with the catalog's read lock released: a listener may call
+// Resolve, ParamEndpoint, JTIRevoked and the other read methods, but must not
+// call Apply (it would deadlock) and should return quickly (the catalog does
+// not advance while it runs). Either may be nil.
+type Listeners struct {
+	// Endpoints is told about endpoint changes (in a node: the hub's live
+	// subscriptions take them).
+	Endpoints EndpointListener
+	// Revocations is told about revoked tokens (in a node: the edge ends the
+	// sessions that use them).
+	Revocations RevocationListener
+}
+
+// EndpointListener is told about endpoint changes; see Listeners.
+type EndpointListener interface {
 	// EndpointChanged is called after an endpoint was added (old nil), removed
 	// (new nil) or changed in any field (both set; compare Path, Topic, Key and
-	// the operations to see whether subscriptions are affected).
+	// the operations to see whether subscriptions are affected). One record
+	// can change several endpoints (a removal lets a held-back endpoint take
+	// the path): each is reported, once the record is applied.
 	EndpointChanged(old, new *Endpoint)
+}
+
+// RevocationListener is told about revocations; see Listeners.
+type RevocationListener interface {
 	// TokenRevoked is called once when a jti becomes revoked.
 	TokenRevoked(jti string)
 	// AppRevoked is called when a known app's tokens_not_before increases: every
@@ -49,13 +64,8 @@ type Options struct {
 	// auth.ParsePublicJWK). Without it every key record is rejected, so no token
 	// verifies: the gateway fails closed.
 	ParseJWK func(alg string, jwk json.RawMessage) (crypto.PublicKey, error)
-	// Listener is told about changes; nil means nobody listens.
-	Listener Listener
 	// Logger receives bad records, conflicts and Kafka trouble; nil discards.
 	Logger *slog.Logger
-	// KafkaOptions are extra franz-go client options for Run (TLS, SASL,
-	// client id). They must not change what or how the client consumes.
-	KafkaOptions []kgo.Opt
 }
 
 // Catalog is the materialised catalog. Its read methods are safe for concurrent
@@ -66,16 +76,15 @@ type Options struct {
 // quadratic). Apply is safe for concurrent use; calls are serialised.
 //
 // Lock order: applyMu, then mu. applyMu is held for the whole of one Apply,
-// including its Listener calls, so listeners see changes in log order; mu guards
+// including its listener calls, so listeners see changes in log order; mu guards
 // the maps and is held only while they are read or written (and while the rare
 // warning about a conflict or a bad app record is logged), never while a
-// Listener, ParseJWK or the schema compiler runs.
+// listener, ParseJWK or the schema compiler runs.
 type Catalog struct {
-	parseJWK func(alg string, jwk json.RawMessage) (crypto.PublicKey, error)
-	listener Listener
-	log      *slog.Logger
-	kafkaOpt []kgo.Opt
-	now      func() time.Time // replaced in tests
+	parseJWK  func(alg string, jwk json.RawMessage) (crypto.PublicKey, error)
+	listeners Listeners // guarded by applyMu
+	log       *slog.Logger
+	now       func() time.Time // replaced in tests
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -112,18 +121,12 @@ func New(opts Options) *Catalog {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	listener := opts.Listener
-	if listener == nil {
-		listener = nopListener{}
-	}
 	if opts.ParseJWK == nil {
 		log.Warn("catalog: no JWK parser configured: every signing key will be rejected and no token will verify")
 	}
 	return &Catalog{
 		parseJWK:    opts.ParseJWK,
-		listener:    listener,
 		log:         log,
-		kafkaOpt:    opts.KafkaOptions,
 		now:         time.Now,
 		ready:       make(chan struct{}),
 		warnedKinds: map[string]bool{},
@@ -135,6 +138,16 @@ func New(opts Options) *Catalog {
 		apps:        map[string]int64{},
 		revoked:     map[string]int64{},
 	}
+}
+
+// Listen sets who is told about changes from now on. Call it before Run (or
+// Apply): changes applied before are not replayed. It may be called after the
+// listeners were built with the catalog, which the edge and the token verifier
+// need first.
+func (c *Catalog) Listen(l Listeners) {
+	c.applyMu.Lock()
+	c.listeners = l
+	c.applyMu.Unlock()
 }
 
 // Ready is closed once Run has read the topic up to the end offsets it saw when
@@ -152,6 +165,14 @@ func (c *Catalog) Resolve(p protocol.Path) *Endpoint {
 		return e
 	}
 	return c.param[p.Topic]
+}
+
+// ParamEndpoint returns topic's parameterised endpoint, which serves every key
+// of the topic that has no exact endpoint, or nil.
+func (c *Catalog) ParamEndpoint(topic string) *Endpoint {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.param[topic]
 }
 
 // Endpoints returns the endpoints being served, sorted by path.
@@ -221,7 +242,7 @@ func (c *Catalog) Stats() Stats {
 	return s
 }
 
-// event is a change a Listener is told about once the locks are released.
+// event is a change the listeners are told about once the locks are released.
 type event struct {
 	endpoint bool
 	old, new *Endpoint
@@ -248,14 +269,18 @@ func (c *Catalog) apply(key string, value []byte) {
 		c.bad.Add(1)
 		c.log.Error("catalog: internal error applying a record; the key keeps its previous state", "key", truncate(key), "err", err)
 	}
+	l := c.listeners
 	for _, ev := range evs {
 		switch {
 		case ev.endpoint:
-			c.listener.EndpointChanged(ev.old, ev.new)
+			if l.Endpoints != nil {
+				l.Endpoints.EndpointChanged(ev.old, ev.new)
+			}
+		case l.Revocations == nil:
 		case ev.jti != "":
-			c.listener.TokenRevoked(ev.jti)
+			l.Revocations.TokenRevoked(ev.jti)
 		default:
-			c.listener.AppRevoked(ev.app, ev.nbf)
+			l.Revocations.AppRevoked(ev.app, ev.nbf)
 		}
 	}
 }
@@ -512,9 +537,3 @@ func safely(f func() error) (err error) {
 	}()
 	return f()
 }
-
-type nopListener struct{}
-
-func (nopListener) EndpointChanged(_, _ *Endpoint) {}
-func (nopListener) TokenRevoked(string)            {}
-func (nopListener) AppRevoked(string, int64)       {}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 )
 
 // Run against a real Kafka: KAFKA_BROKERS=127.0.0.1:39092 go test -race -tags integration ./internal/catalog/
@@ -130,7 +132,7 @@ func waitReady(t *testing.T, c *Catalog, d time.Duration) {
 func startRun(t *testing.T, c *Catalog, brokers []string, topic string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, brokers, topic) }()
+	go func() { done <- c.Run(ctx, kafka.ClientOptions{Brokers: brokers}, topic) }()
 	stopped := false
 	stop = func() {
 		if stopped {

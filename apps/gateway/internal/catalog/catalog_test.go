@@ -126,6 +126,14 @@ func TestResolvePrecedence(t *testing.T) {
 			t.Errorf("Resolve(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
+	// ParamEndpoint is the topic's parameterised endpoint, whatever exact ones
+	// it has.
+	if e := c.ParamEndpoint("prices"); e == nil || e.ID != "param" {
+		t.Errorf("ParamEndpoint(prices) = %v, want param", e)
+	}
+	if e := c.ParamEndpoint("vehicles"); e != nil {
+		t.Errorf("ParamEndpoint(vehicles) = %s, want none", e.ID)
+	}
 	// A path parsed from a non-canonical spelling resolves the same.
 	p, perr := protocol.ParsePath("/vehicles/%31/sp%65ed")
 	if perr != nil || c.Resolve(p) == nil || c.Resolve(p).ID != "nested" {
@@ -577,7 +585,7 @@ func TestConcurrentReadsDuringApply(t *testing.T) {
 	mismatches.Range(func(k, _ any) bool { t.Error(k); return true })
 }
 
-// A Listener may read the catalog (the read lock is released) and sees the
+// A listener may read the catalog (the read lock is released) and sees the
 // state already changed.
 type readingListener struct {
 	c      *Catalog
@@ -610,7 +618,8 @@ func (l *readingListener) AppRevoked(id string, nbf int64) {
 
 func TestListenerMayReadCatalog(t *testing.T) {
 	l := &readingListener{t: t}
-	c := New(Options{Listener: l})
+	c := New(Options{})
+	c.Listen(Listeners{Endpoints: l, Revocations: l})
 	l.c = c
 	done := make(chan struct{})
 	go func() {
@@ -625,7 +634,7 @@ func TestListenerMayReadCatalog(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("deadlock: a Listener reading the catalog blocked")
+		t.Fatal("deadlock: a listener reading the catalog blocked")
 	}
 	if !l.called {
 		t.Fatal("listener not called")

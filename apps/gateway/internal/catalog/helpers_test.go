@@ -58,7 +58,7 @@ func newECJWK(t testing.TB) (*ecdsa.PublicKey, json.RawMessage) {
 	return &k.PublicKey, jwk
 }
 
-// recorder is a Listener that records every call.
+// recorder is an EndpointListener and a RevocationListener that records every call.
 type recorder struct {
 	mu     sync.Mutex
 	events []string
@@ -142,9 +142,9 @@ func newTestCatalog(t testing.TB) (*Catalog, *recorder, *logBuffer) {
 	logs := &logBuffer{}
 	c := New(Options{
 		ParseJWK: parseTestJWK,
-		Listener: rec,
 		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
+	c.Listen(Listeners{Endpoints: rec, Revocations: rec})
 	return c, rec, logs
 }
 

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -28,28 +27,32 @@ func (e permanentError) Error() string { return e.err.Error() }
 // listTimeout bounds one listing of the topic's offsets.
 const listTimeout = 15 * time.Second
 
-// Run reads topic from the beginning with a direct consumer (no consumer group,
-// no committed offsets: every node reads the whole log), closes Ready once it
+// Run reads topic from the beginning with a client built by
+// kafka.NewCatalogReader from kc (a direct consumer, no consumer group, no
+// committed offsets: every node reads the whole log), closes Ready once it
 // has read up to the end offsets it saw at start, then tails the topic until ctx
 // is done. A topic that does not exist yet is an empty catalog: Run is ready at
 // once and picks the topic up when the bridge creates it. Kafka errors are
 // logged and retried with backoff; Run returns nil when ctx is cancelled and an
 // error only for a configuration that cannot work.
 //
+// The client's own warnings go to the catalog's logger, not kc.Logger.
+//
 // Run makes the state that of the topic: once a session has caught up, entries
 // the log does not hold (applied by hand before Run, or left from a topic that
 // was deleted and recreated) are removed as if tombstoned.
-func (c *Catalog) Run(ctx context.Context, brokers []string, topic string) error {
-	if len(brokers) == 0 {
+func (c *Catalog) Run(ctx context.Context, kc kafka.ClientOptions, topic string) error {
+	if len(kc.Brokers) == 0 {
 		return errors.New("catalog: no Kafka brokers given")
 	}
 	if perr := protocol.ValidTopic(topic); perr != nil {
 		return fmt.Errorf("catalog: topic: %s", strings.TrimPrefix(perr.Message, "endpoint: "))
 	}
-	var bo backoff
+	kc.Logger = c.log
+	bo := kafka.Backoff{First: 250 * time.Millisecond, Max: 10 * time.Second}
 	resync := false
 	for {
-		err := c.session(ctx, brokers, topic, resync, &bo)
+		err := c.session(ctx, kc, topic, resync, &bo)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -57,14 +60,14 @@ func (c *Catalog) Run(ctx context.Context, brokers []string, topic string) error
 		if errors.As(err, &perm) {
 			return fmt.Errorf("catalog: %w", perm.err)
 		}
-		wait := bo.next()
+		wait := bo.Next()
 		if errors.Is(err, errResync) {
 			resync = true
 			c.log.Warn("catalog: the topic was recreated or rewound; re-reading it from the beginning", "topic", topic, "retry_in", wait.String())
 		} else {
 			c.log.Warn("catalog: Kafka error, retrying", "topic", topic, "err", err, "retry_in", wait.String())
 		}
-		if !sleep(ctx, wait) {
+		if !kafka.Sleep(ctx, wait) {
 			return nil
 		}
 	}
@@ -73,22 +76,8 @@ func (c *Catalog) Run(ctx context.Context, brokers []string, topic string) error
 // session is one client's read of the topic: list the offsets to catch up to,
 // consume from the beginning, sweep and become ready on catching up, then tail.
 // It returns on ctx cancellation, on a listing error, or with errResync.
-func (c *Catalog) session(ctx context.Context, brokers []string, topic string, resync bool, bo *backoff) error {
-	opts := append([]kgo.Opt{}, c.kafkaOpt...)
-	opts = append(opts,
-		kgo.SeedBrokers(brokers...),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		// Records of aborted transactions are not catalog state; control
-		// records are kept only to track the position past transaction
-		// markers, so a log ending in one is still read "to the end".
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.KeepControlRecords(),
-		// A missing topic is looked up again this often.
-		kgo.MetadataMinAge(time.Second),
-		kgo.WithLogger(kgoLogger{c.log}),
-	)
-	cl, err := kgo.NewClient(opts...)
+func (c *Catalog) session(ctx context.Context, kc kafka.ClientOptions, topic string, resync bool, bo *kafka.Backoff) error {
+	cl, err := kafka.NewCatalogReader(kc, topic)
 	if err != nil {
 		return permanentError{err}
 	}
@@ -107,7 +96,7 @@ func (c *Catalog) session(ctx context.Context, brokers []string, topic string, r
 		c.log.Warn("catalog: the catalog topic does not exist yet: serving an EMPTY catalog (no endpoints, no keys) until the bridge creates it",
 			"topic", topic)
 	}
-	bo.reset()
+	bo.Reset()
 	prog := progress{targets: targets, next: map[int32]int64{}}
 	seen := map[string]struct{}{} // record keys read before catching up; nil after
 	if prog.done() {
@@ -162,11 +151,11 @@ func (c *Catalog) session(ctx context.Context, brokers []string, topic string, r
 		}
 		if fetchErr != nil {
 			errs.log(c.log, fetchErr)
-			if fetches.NumRecords() == 0 && !sleep(ctx, bo.next()) {
+			if fetches.NumRecords() == 0 && !kafka.Sleep(ctx, bo.Next()) {
 				return ctx.Err()
 			}
 		} else if fetches.NumRecords() > 0 {
-			bo.reset()
+			bo.Reset()
 		}
 	}
 }
@@ -251,30 +240,6 @@ func (p *progress) done() bool {
 	return true
 }
 
-// backoff is exponential (250 ms doubling to 10 s) with jitter, so a fleet of
-// gateways does not retry in step.
-type backoff struct{ n int }
-
-func (b *backoff) next() time.Duration {
-	d := 250 * time.Millisecond << min(b.n, 6)
-	d = min(d, 10*time.Second)
-	b.n++
-	return d/2 + rand.N(d/2+1)
-}
-
-func (b *backoff) reset() { b.n = 0 }
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // errorLog logs a repeating fetch error once, then again only when it changes
 // or every 30 seconds, so a broker outage does not flood the log.
 type errorLog struct {
@@ -291,17 +256,4 @@ func (l *errorLog) log(log *slog.Logger, err error) {
 	}
 	log.Warn("catalog: Kafka fetch error, retrying", "err", msg, "repeats_suppressed", l.suppressed)
 	l.last, l.at, l.suppressed = msg, time.Now(), 0
-}
-
-// kgoLogger passes franz-go's warnings and errors to slog.
-type kgoLogger struct{ log *slog.Logger }
-
-func (kgoLogger) Level() kgo.LogLevel { return kgo.LogLevelWarn }
-
-func (l kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
-	lv := slog.LevelWarn
-	if level == kgo.LogLevelError {
-		lv = slog.LevelError
-	}
-	l.log.Log(context.Background(), lv, "catalog: kafka client: "+msg, keyvals...)
 }

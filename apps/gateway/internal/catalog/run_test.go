@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 )
 
 func TestProgress(t *testing.T) {
@@ -30,32 +32,12 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	var b backoff
-	prevMax := time.Duration(0)
-	for i := range 12 {
-		d := b.next()
-		base := min(250*time.Millisecond<<min(i, 6), 10*time.Second)
-		if d < base/2 || d > base {
-			t.Fatalf("attempt %d: %v not in [%v, %v]", i, d, base/2, base)
-		}
-		prevMax = max(prevMax, d)
-	}
-	if prevMax > 10*time.Second {
-		t.Fatal("backoff above the cap")
-	}
-	b.reset()
-	if d := b.next(); d > 250*time.Millisecond {
-		t.Fatalf("after reset: %v", d)
-	}
-}
-
 func TestRunRejectsBadArguments(t *testing.T) {
 	c := New(Options{})
-	if err := c.Run(context.Background(), nil, "__sluice_catalog"); err == nil {
+	if err := c.Run(context.Background(), kafka.ClientOptions{}, "__sluice_catalog"); err == nil {
 		t.Fatal("no brokers accepted")
 	}
-	if err := c.Run(context.Background(), []string{"127.0.0.1:1"}, "bad topic"); err == nil {
+	if err := c.Run(context.Background(), kafka.ClientOptions{Brokers: []string{"127.0.0.1:1"}}, "bad topic"); err == nil {
 		t.Fatal("bad topic accepted")
 	}
 }
@@ -66,7 +48,7 @@ func TestRunUnreachableKafka(t *testing.T) {
 	c, _, logs := newTestCatalog(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, []string{"127.0.0.1:1"}, "__sluice_catalog") }()
+	go func() { done <- c.Run(ctx, kafka.ClientOptions{Brokers: []string{"127.0.0.1:1"}}, "__sluice_catalog") }()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(logs.String(), "Kafka error, retrying") {
 		if time.Now().After(deadline) {

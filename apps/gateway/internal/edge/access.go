@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
@@ -39,6 +37,16 @@ func (s *Edge) authorize(c *auth.Claims, p protocol.Path, op protocol.Op) (*cata
 		return nil, protocol.Errorf(protocol.CodeForbidden, "token does not permit %s on %s", op, path)
 	}
 	return ep, nil
+}
+
+// Served is what the hub needs of ep, the catalog endpoint serving a concrete
+// path (nil: none): what Hub.Subscribe is given for a subscription authorised
+// against ep, and Hub.KeyServed and ParamServed after a catalog change.
+func Served(ep *catalog.Endpoint) hub.Served {
+	if ep == nil {
+		return hub.Served{ByParam: true} // no exact endpoint, nor a parameterised one
+	}
+	return hub.Served{Subscribable: ep.Allows(protocol.OpSubscribe), Format: string(ep.Format), ByParam: ep.KeyParam != ""}
 }
 
 // httpAccess authenticates an SSE or publish request and authorises op on the
@@ -107,7 +115,7 @@ func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, val
 		done(protocol.Published{}, kafkaError(p.Topic, err))
 		return
 	}
-	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []kgo.RecordHeader{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
+	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []hub.Header{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
 		cancel()
 		if err != nil {
 			done(protocol.Published{}, kafkaError(p.Topic, err))

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
@@ -37,7 +35,7 @@ type Kafka interface {
 	// Produce queues one record and calls done with its position once Kafka
 	// acknowledged it (or with why not); records queued for one partition are
 	// written in the order of the calls.
-	Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader, done func(partition int32, offset int64, err error))
+	Produce(ctx context.Context, topic string, key, value []byte, headers []hub.Header, done func(partition int32, offset int64, err error))
 	Meta(ctx context.Context, topic string) (hub.TopicMeta, error)
 }
 
@@ -270,18 +268,7 @@ func removeFrom(m map[string]map[session]struct{}, k string, sess session) {
 	}
 }
 
-// The catalog.Listener methods: catalog changes take effect on live sessions.
-
-// EndpointChanged ends subscriptions of endpoints that are gone or no longer
-// subscribable.
-func (s *Edge) EndpointChanged(old, new *catalog.Endpoint) {
-	if old != nil {
-		s.opt.Hub.EndpointsChanged(old.Topic)
-	}
-	if new != nil && (old == nil || new.Topic != old.Topic) {
-		s.opt.Hub.EndpointsChanged(new.Topic)
-	}
-}
+// The catalog.RevocationListener methods: revocations end live sessions.
 
 // TokenRevoked closes every session using the token at once.
 func (s *Edge) TokenRevoked(jti string) {

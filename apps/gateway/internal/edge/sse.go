@@ -46,7 +46,7 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 
 	st := &sseStream{srv: s, tok: claims, out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-	sub, err := s.opt.Hub.Subscribe(ctx, p, string(ep.Format), from, st, nil)
+	sub, err := s.opt.Hub.Subscribe(ctx, p, Served(ep), from, st, nil)
 	cancel()
 	if err != nil {
 		writeProblem(w, kafkaError(p.Topic, err))

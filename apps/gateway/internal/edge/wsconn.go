@@ -361,7 +361,7 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(c.srv.ctx, 10*time.Second)
 	defer cancel()
-	s, herr := c.srv.opt.Hub.Subscribe(ctx, f.Endpoint, string(ep.Format), f.From, c, func(s *hub.Subscription) {
+	s, herr := c.srv.opt.Hub.Subscribe(ctx, f.Endpoint, Served(ep), f.From, c, func(s *hub.Subscription) {
 		c.send(protocol.Encode(protocol.Subscribed{Type: "subscribed", ID: f.ID, Endpoint: path, Epoch: s.Epoch, Partition: s.Partition, Seq: s.Seq}))
 	})
 	c.mu.Lock()

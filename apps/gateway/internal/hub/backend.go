@@ -33,6 +33,15 @@ type Record struct {
 	TS        int64 // ms
 }
 
+// Header is one header of a record a client publishes (the publishing app's
+// id). It is declared with the other Kafka types the gateway's packages share,
+// so that the edge, which publishes, needs no Kafka client library's type;
+// internal/kafka converts it.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
 // TopicMeta is what the hub needs to know of a topic.
 type TopicMeta struct {
 	// Epoch identifies this incarnation of the topic (its Kafka topic id); it

@@ -51,7 +51,7 @@ func newStallingHub(t *testing.T) (*Hub, *stallingBackend) {
 	mem.createTopic("prices", "epoch-1", 3)
 	mem.createTopic("stalled", "epoch-2", 1)
 	b := &stallingBackend{memBackend: mem, topic: "stalled", stopping: make(chan struct{}), release: make(chan struct{})}
-	h := New(b, Config{Linger: time.Millisecond, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(b, Config{Linger: time.Millisecond})
 	t.Cleanup(func() {
 		select {
 		case <-b.release:
@@ -70,7 +70,7 @@ func subscribeReturns(t *testing.T, h *Hub, key string) bool {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
+		s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, servedJSON, protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
 		if err == nil {
 			s.Close()
 		}
@@ -91,7 +91,7 @@ func subscribeReturns(t *testing.T, h *Hub, key string) bool {
 // must not hold up subscribing to any other topic.
 func TestStoppingConsumerDoesNotBlockOtherTopics(t *testing.T) {
 	h, b := newStallingHub(t)
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "stalled", Key: "k"}, "json", protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "stalled", Key: "k"}, servedJSON, protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestStoppingConsumerDoesNotBlockOtherTopics(t *testing.T) {
 		t.Fatal("subscribing to another topic hangs while a consumer is being stopped")
 	}
 	// The stalled topic itself can be subscribed again: a new consumer starts.
-	s, err = h.Subscribe(context.Background(), protocol.Path{Topic: "stalled", Key: "k"}, "json", protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
+	s, err = h.Subscribe(context.Background(), protocol.Path{Topic: "stalled", Key: "k"}, servedJSON, protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestSlowMetadataDoesNotBlockOtherTopics(t *testing.T) {
 	defer cancel()
 	failed := make(chan error, 1)
 	go func() {
-		_, err := h.Subscribe(ctx, protocol.Path{Topic: "stalled", Key: "k"}, "json", protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
+		_, err := h.Subscribe(ctx, protocol.Path{Topic: "stalled", Key: "k"}, servedJSON, protocol.From{Kind: protocol.FromLatest}, &recorder{}, nil)
 		failed <- err
 	}()
 	<-b.inMeta

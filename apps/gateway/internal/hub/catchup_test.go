@@ -18,7 +18,7 @@ func stormHub(t *testing.T, keys, perKey int) (*Hub, *memBackend, map[string][]i
 	t.Helper()
 	b := newMemBackend()
 	b.createTopic("storm", "e1", 1)
-	h := New(b, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(b, Config{Linger: time.Hour})
 	t.Cleanup(h.Close)
 	offsets := map[string][]int64{}
 	for n := range perKey {
@@ -42,7 +42,7 @@ type stormClient struct {
 // get records n+1 on).
 func resume(t *testing.T, h *Hub, offsets map[string][]int64, key string, n int) *stormClient {
 	c := &stormClient{key: key, from: n + 1, rec: &recorder{}}
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, "json",
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "storm", Key: key}, servedJSON,
 		protocol.From{Kind: protocol.FromPosition, Epoch: "e1", Partition: 0, Seq: offsets[key][n]}, c.rec, nil)
 	if err != nil {
 		t.Error(err)

@@ -316,7 +316,7 @@ func TestDeletedTopicEndsSubscriptionsOnlyWhenGoneForGood(t *testing.T) {
 	if r.ended[0] != protocol.CodeNotFound || h.Stats().Subscriptions.Load() != 0 {
 		t.Fatalf("ended %v, %d subscriptions", r.ended, h.Stats().Subscriptions.Load())
 	}
-	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "AAPL"}, "json", protocol.From{}, &recorder{}, nil); err != ErrTopicNotFound {
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "AAPL"}, servedJSON, protocol.From{}, &recorder{}, nil); err != ErrTopicNotFound {
 		t.Fatalf("subscribe after delete: %v", err)
 	}
 	// Created once more: a new subscriber gets a working endpoint.

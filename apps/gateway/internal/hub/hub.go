@@ -28,10 +28,22 @@ type Config struct {
 	// Linger keeps a topic's consumer running this long after its last subscriber
 	// left, so a reconnecting client does not restart it.
 	Linger time.Duration
-	// Resolve says how to deliver a concrete endpoint: its payload format and
-	// whether it is still subscribable. It is asked again when the catalog changes.
-	Resolve func(p protocol.Path) (format string, ok bool)
-	Logger  *slog.Logger
+	Logger *slog.Logger
+}
+
+// Served is how the catalog serves one concrete endpoint (a topic and key), as
+// far as the hub needs to know: Subscribe is given it by its caller, which
+// resolved the endpoint to authorise the subscription, and KeyServed and
+// ParamServed by the catalog's listener when it changes.
+type Served struct {
+	// Subscribable is set when an endpoint serves the key and allows
+	// subscribing; Format is then its payload format. Subscribe implies it.
+	Subscribable bool
+	Format       string
+	// ByParam is set when the key has no exact endpoint of its own: the
+	// topic's parameterised endpoint, if any, serves it, and ParamServed
+	// applies to it.
+	ByParam bool
 }
 
 // Hub is one node's routing table from Kafka records to subscriptions.
@@ -147,7 +159,9 @@ type endpointState struct {
 	epoch     string
 	partition int32
 	format    string
-	subs      []*Subscription
+	// byParam is Served.ByParam: whether ParamServed applies to this endpoint.
+	byParam bool
+	subs    []*Subscription
 	// cache holds the newest frames; it is complete from coveredFrom on: every
 	// record of this key on partition with offset >= coveredFrom is in it or was
 	// evicted (which raises coveredFrom).
@@ -468,9 +482,25 @@ func (ep *endpointState) cachedFrom(from int64) ([]*Frame, bool) {
 	return out, true
 }
 
-// EndpointsChanged re-resolves every endpoint of topic with subscribers after a
-// catalog change, ending the subscriptions of endpoints that are gone.
-func (h *Hub) EndpointsChanged(topic string) {
+// KeyServed applies a catalog change to the subscriptions of one concrete
+// endpoint: p is now served as s says. They take the new format, or end (4004)
+// when no endpoint serves p any more or the one that does no longer allows
+// subscribing.
+func (h *Hub) KeyServed(p protocol.Path, s Served) {
+	sh := h.shardFor(p.Topic, []byte(p.Key))
+	sh.mu.RLock()
+	ep := sh.endpoints[endpointKey{p.Topic, p.Key}]
+	sh.mu.RUnlock()
+	if ep != nil {
+		ep.serve(s, false)
+	}
+}
+
+// ParamServed applies a change of topic's parameterised endpoint, now as s
+// says, to the concrete endpoints it serves (those with no exact endpoint of
+// their own), as KeyServed does.
+func (h *Hub) ParamServed(topic string, s Served) {
+	s.ByParam = true
 	var affected []*endpointState
 	for i := range h.shards {
 		sh := &h.shards[i]
@@ -483,18 +513,30 @@ func (h *Hub) EndpointsChanged(topic string) {
 		sh.mu.RUnlock()
 	}
 	for _, ep := range affected {
-		format, ok := h.cfg.Resolve(protocol.Path{Topic: ep.key.topic, Key: ep.key.key})
-		ep.mu.Lock()
-		if ok {
-			ep.format = format
-			ep.mu.Unlock()
-			continue
-		}
-		subs := append([]*Subscription(nil), ep.subs...)
+		ep.serve(s, true)
+	}
+}
+
+// serve records that the endpoint is now served as s says, and ends its
+// subscriptions if it cannot be subscribed to any more. A change of the
+// topic's parameterised endpoint (paramChange) matters only to an endpoint
+// that it serves.
+func (ep *endpointState) serve(s Served, paramChange bool) {
+	ep.mu.Lock()
+	if paramChange && !ep.byParam {
 		ep.mu.Unlock()
-		for _, s := range subs {
-			s.end(protocol.CodeNotFound, "endpoint removed")
-		}
+		return
+	}
+	ep.byParam = s.ByParam
+	if s.Subscribable {
+		ep.format = s.Format
+		ep.mu.Unlock()
+		return
+	}
+	subs := append([]*Subscription(nil), ep.subs...)
+	ep.mu.Unlock()
+	for _, sub := range subs {
+		sub.end(protocol.CodeNotFound, "endpoint removed")
 	}
 }
 

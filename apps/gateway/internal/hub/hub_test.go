@@ -66,13 +66,15 @@ func (r *recorder) waitFor(t *testing.T, n int) []string {
 	return nil
 }
 
+// servedJSON is a subscribable json endpoint with an exact path.
+var servedJSON = Served{Subscribable: true, Format: "json"}
+
 func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 	b := newMemBackend()
 	b.createTopic("prices", "epoch-1", 3)
 	h := New(b, Config{
 		CacheSize: cache,
 		Linger:    time.Hour,
-		Resolve:   func(protocol.Path) (string, bool) { return "json", true },
 	})
 	t.Cleanup(h.Close)
 	return h, b
@@ -81,7 +83,7 @@ func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
 	t.Helper()
 	r := &recorder{}
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, r, nil)
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, servedJSON, from, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,26 +230,18 @@ func TestRetentionAndEpochGapsAreReported(t *testing.T) {
 func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 	b := newMemBackend()
 	b.createTopic("prices", "e", 1)
-	var mu sync.Mutex
-	allowed := true
-	h := New(b, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		return "json", allowed
-	}})
+	h := New(b, Config{Linger: time.Hour})
 	defer h.Close()
 	r := &recorder{}
-	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, r, nil); err != nil {
+	a := protocol.Path{Topic: "prices", Key: "A"}
+	if _, err := h.Subscribe(context.Background(), a, servedJSON, protocol.From{}, r, nil); err != nil {
 		t.Fatal(err)
 	}
-	h.EndpointsChanged("prices")
+	h.KeyServed(a, servedJSON)
 	if len(r.ended) != 0 {
 		t.Fatal("an unchanged endpoint must keep its subscriptions")
 	}
-	mu.Lock()
-	allowed = false
-	mu.Unlock()
-	h.EndpointsChanged("prices")
+	h.KeyServed(a, Served{}) // removed, or no longer allows subscribing
 	if len(r.ended) != 1 || r.ended[0] != protocol.CodeNotFound {
 		t.Fatalf("ended %v", r.ended)
 	}
@@ -261,9 +255,51 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 	}
 }
 
+// A change of the topic's parameterised endpoint reaches the keys it serves,
+// not those with an exact endpoint of their own; a key whose exact endpoint
+// goes away is served by the parameterised one from then on.
+func TestParamServedReachesOnlyTheKeysItServes(t *testing.T) {
+	b := newMemBackend()
+	b.createTopic("prices", "e", 1)
+	h := New(b, Config{Linger: time.Hour})
+	defer h.Close()
+	byParam := Served{Subscribable: true, Format: "json", ByParam: true}
+	ra, rb := &recorder{}, &recorder{}
+	a, bk := protocol.Path{Topic: "prices", Key: "A"}, protocol.Path{Topic: "prices", Key: "B"}
+	if _, err := h.Subscribe(context.Background(), a, byParam, protocol.From{}, ra, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Subscribe(context.Background(), bk, servedJSON, protocol.From{}, rb, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.ParamServed("prices", Served{Subscribable: true, Format: "text"})
+	b.produce("prices", "A", `{"n":1}`)
+	b.produce("prices", "B", `{"n":1}`)
+	if got := ra.waitFor(t, 1); got[0] != `"{\"n\":1}"` {
+		t.Fatalf("A, served by the parameterised endpoint, got %s: want text", got[0])
+	}
+	if got := rb.waitFor(t, 1); got[0] != `{"n":1}` {
+		t.Fatalf("B, with an exact endpoint, got %s: want json", got[0])
+	}
+	h.ParamServed("prices", Served{})
+	if len(ra.ended) != 1 || len(rb.ended) != 0 {
+		t.Fatalf("parameterised endpoint removed: ended A %v, B %v", ra.ended, rb.ended)
+	}
+	// B's exact endpoint goes; a parameterised one (text) serves B now, and
+	// its removal ends B's subscription.
+	h.KeyServed(bk, Served{Subscribable: true, Format: "text", ByParam: true})
+	if len(rb.ended) != 0 {
+		t.Fatalf("B ended while still served: %v", rb.ended)
+	}
+	h.ParamServed("prices", Served{})
+	if len(rb.ended) != 1 || rb.ended[0] != protocol.CodeNotFound {
+		t.Fatalf("B ended %v", rb.ended)
+	}
+}
+
 func TestUnknownTopic(t *testing.T) {
 	h, _ := newTestHub(t, 1)
-	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, "json", protocol.From{}, &recorder{}, nil)
+	_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "nope", Key: "k"}, servedJSON, protocol.From{}, &recorder{}, nil)
 	if err != ErrTopicNotFound {
 		t.Fatalf("err = %v", err)
 	}
@@ -272,7 +308,7 @@ func TestUnknownTopic(t *testing.T) {
 func TestIdleEndpointsAndTopicsAreReleased(t *testing.T) {
 	b := newMemBackend()
 	b.createTopic("prices", "e", 1)
-	h := New(b, Config{Linger: 20 * time.Millisecond, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(b, Config{Linger: 20 * time.Millisecond})
 	defer h.Close()
 	s, _ := sub(t, h, "A", protocol.From{})
 	s.Close()

@@ -39,7 +39,7 @@ func subAt(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription,
 	t.Helper()
 	l := &eventLog{}
 	seq := int64(-99)
-	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, "json", from, l, func(s *Subscription) {
+	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, servedJSON, from, l, func(s *Subscription) {
 		seq = s.Seq
 		l.note("subscribed " + strconv.FormatInt(s.Seq, 10))
 	})
@@ -275,11 +275,11 @@ func (offsetsDown) OffsetAfter(context.Context, string, int32, int64) (int64, er
 func TestStartThatNeedsKafkaFailsTheSubscribeWhenKafkaDoesNotAnswer(t *testing.T) {
 	b := newMemBackend()
 	b.createTopic("prices", "epoch-1", 1)
-	h := New(offsetsDown{b}, Config{Linger: time.Hour, Resolve: func(protocol.Path) (string, bool) { return "json", true }})
+	h := New(offsetsDown{b}, Config{Linger: time.Hour})
 	defer h.Close()
 	for _, from := range []protocol.From{{Kind: protocol.FromEarliest}, {Kind: protocol.FromTime, Time: 1}, {Kind: protocol.FromPosition, Epoch: "old", Seq: 3}} {
 		called := false
-		_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", from, &recorder{}, func(*Subscription) { called = true })
+		_, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, servedJSON, from, &recorder{}, func(*Subscription) { called = true })
 		if !errors.Is(err, errOffsetsDown) || called {
 			t.Fatalf("from %+v: err %v, ready called %v", from, err, called)
 		}
@@ -291,7 +291,7 @@ func TestStartThatNeedsKafkaFailsTheSubscribeWhenKafkaDoesNotAnswer(t *testing.T
 		t.Fatalf("refs %d, subscriptions %d after failed subscribes", refs, h.Stats().Subscriptions.Load())
 	}
 	// Latest and a position of this epoch need no offset lookup up front.
-	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, "json", protocol.From{}, &recorder{}, nil); err != nil {
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "A"}, servedJSON, protocol.From{}, &recorder{}, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -66,8 +66,10 @@ type cursor struct {
 
 // Subscribe registers sink for the concrete endpoint p (already authorised by the
 // caller) starting at from, and returns once the subscription is registered;
-// catch-up reads continue in the background. format is the endpoint's payload
-// format. ready, if not nil, is called once the subscription's epoch, partition
+// catch-up reads continue in the background. served is how the catalog serves
+// p, as the caller found when it authorised the subscription (a concrete
+// endpoint that already has subscribers keeps what it was told last; see
+// KeyServed). ready, if not nil, is called once the subscription's epoch, partition
 // and start position (Seq) are known and before its first delivery or gap (the
 // place to queue an acknowledgement); it runs with hub locks held and must not
 // block.
@@ -77,7 +79,7 @@ type cursor struct {
 // Kafka before it registers the subscription, so the acknowledgement carries
 // the exact start rather than a guess; a failure there is returned like one
 // of acquiring the topic.
-func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, from protocol.From, sink Sink, ready func(*Subscription)) (*Subscription, error) {
+func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, served Served, from protocol.From, sink Sink, ready func(*Subscription)) (*Subscription, error) {
 	if h.ctx.Err() != nil {
 		return nil, ErrClosed
 	}
@@ -115,7 +117,7 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, format string, fro
 		// this finds the endpoint in the shard and moves it (topicChanged).
 		meta := t.meta.Load()
 		part := h.backend.PartitionFor(key, meta.Partitions)
-		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, epoch: meta.Epoch, partition: part, format: format}
+		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, epoch: meta.Epoch, partition: part, format: served.Format, byParam: served.ByParam}
 		// Every record at or after the consumer's next offset will reach this
 		// endpoint: dispatch stores next before it looks endpoints up.
 		ep.coveredFrom = t.nextOf(part)

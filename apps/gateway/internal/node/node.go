@@ -39,27 +39,19 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // Build assembles a node; the returned start function runs it until ctx ends.
 func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) error, error) {
-	cluster, err := kafka.New(cfg.KafkaBrokers, log)
+	// Every Kafka client of the node, the catalog's included, is built from kc.
+	kc := kafka.ClientOptions{Brokers: cfg.KafkaBrokers, Logger: log}
+	cluster, err := kafka.New(kc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka: %w", err)
 	}
 	cluster.CheckEvery, cluster.GoneAfter = cfg.TopicCheckInterval, cfg.TopicGoneAfter
 	m := metrics.New()
-	// The catalog needs its listener at construction and the edge needs the
-	// catalog: the forwarder is pointed at the edge once it exists.
-	fwd := &listener{}
-	cat := catalog.New(catalog.Options{ParseJWK: auth.ParsePublicJWK, Listener: fwd, Logger: log.With("component", "catalog")})
+	cat := catalog.New(catalog.Options{ParseJWK: auth.ParsePublicJWK, Logger: log.With("component", "catalog")})
 	verifier := auth.NewVerifier(auth.Config{Issuer: cfg.TokenIssuer, Audience: cfg.TokenAudience, Keys: cat, Revocations: cat})
 	h := hub.New(cluster, hub.Config{
 		CacheSize: cfg.CacheSize,
 		Logger:    log.With("component", "hub"),
-		Resolve: func(p protocol.Path) (string, bool) {
-			ep := cat.Resolve(p)
-			if ep == nil || !ep.Allows(protocol.OpSubscribe) {
-				return "", false
-			}
-			return string(ep.Format), true
-		},
 	})
 	e := edge.New(edge.Options{
 		Verifier: verifier, Catalog: cat, Hub: h, Kafka: cluster, Metrics: m,
@@ -68,7 +60,10 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		SlowPolicy:       edge.SlowPolicy(cfg.SlowPolicy),
 		MaxSubscriptions: cfg.MaxSubscriptions,
 	})
-	fwd.set(e)
+	// Catalog changes reach live clients: endpoint changes the hub's
+	// subscriptions, revocations the edge's sessions. Set before the catalog
+	// runs (start), so no change goes untold.
+	cat.Listen(catalog.Listeners{Endpoints: endpointsToHub{cat: cat, hub: h}, Revocations: e})
 	stats := h.Stats()
 	m.AddGaugeFunc("sluice_gateway_subscriptions", "Open subscriptions.", func() float64 { return float64(stats.Subscriptions.Load()) })
 	m.AddCounterFunc("sluice_gateway_records_consumed_total", "Records read from Kafka by live consumers.", func() float64 { return float64(stats.Records.Load()) })
@@ -87,7 +82,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cat.Run(catCtx, cfg.KafkaBrokers, cfg.CatalogTopic); err != nil {
+			if err := cat.Run(catCtx, kc, cfg.CatalogTopic); err != nil {
 				log.Error("catalog stopped", "err", err)
 			}
 		}()
@@ -103,30 +98,38 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	return n, start, nil
 }
 
-// listener forwards catalog changes to the edge once it exists.
-type listener struct {
-	mu sync.RWMutex
-	e  *edge.Edge
+// endpointsToHub is the catalog's endpoint listener: after a change it tells
+// the hub how the paths involved are served now (their format, whether they
+// may still be subscribed to), so the hub's live subscriptions take the new
+// format or end. It asks the catalog rather than trusting new: one record can
+// change several endpoints (a removal lets a held-back endpoint take the
+// path), and the catalog's state is that after the whole record.
+type endpointsToHub struct {
+	cat *catalog.Catalog
+	hub *hub.Hub
 }
 
-func (l *listener) set(e *edge.Edge) { l.mu.Lock(); l.e = e; l.mu.Unlock() }
-
-func (l *listener) get() *edge.Edge { l.mu.RLock(); defer l.mu.RUnlock(); return l.e }
-
-func (l *listener) EndpointChanged(old, new *catalog.Endpoint) {
-	if e := l.get(); e != nil {
-		e.EndpointChanged(old, new)
+func (l endpointsToHub) EndpointChanged(old, new *catalog.Endpoint) {
+	if old != nil {
+		l.served(old)
+	}
+	if new != nil && (old == nil || !samePaths(old, new)) {
+		l.served(new)
 	}
 }
 
-func (l *listener) TokenRevoked(jti string) {
-	if e := l.get(); e != nil {
-		e.TokenRevoked(jti)
+// served tells the hub how the paths of e (its key, or for a parameterised
+// endpoint every key of its topic without an exact endpoint) are served now.
+func (l endpointsToHub) served(e *catalog.Endpoint) {
+	if e.KeyParam != "" {
+		l.hub.ParamServed(e.Topic, edge.Served(l.cat.ParamEndpoint(e.Topic)))
+		return
 	}
+	p := protocol.Path{Topic: e.Topic, Key: e.Key}
+	l.hub.KeyServed(p, edge.Served(l.cat.Resolve(p)))
 }
 
-func (l *listener) AppRevoked(appID string, notBefore int64) {
-	if e := l.get(); e != nil {
-		e.AppRevoked(appID, notBefore)
-	}
+// samePaths reports whether a and b claim the same paths.
+func samePaths(a, b *catalog.Endpoint) bool {
+	return a.Topic == b.Topic && a.Key == b.Key && (a.KeyParam == "") == (b.KeyParam == "")
 }

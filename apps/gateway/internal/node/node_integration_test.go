@@ -497,3 +497,83 @@ func TestRemovedEndpointEndsSubscriptionAndShutdownSays1012(t *testing.T) {
 		t.Fatalf("closing = %v", m)
 	}
 }
+
+// Catalog changes reach live subscriptions per path: an exact endpoint beside
+// the topic's parameterised one has its own format; when it is removed the
+// parameterised endpoint serves its key (the subscription continues, in the
+// new format), and removing that one ends every subscription it serves.
+func TestCatalogChangesReachSubscriptionsPerPath(t *testing.T) {
+	f := newFixture(t)
+	c, _ := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
+	for _, key := range []string{"X", "Z"} {
+		c.send(`{"type":"subscribe","id":"` + key + `","endpoint":"/` + f.topic + `/` + key + `"}`)
+		c.next("subscribed")
+	}
+	isText := func(data any) bool { _, ok := data.(string); return ok }
+	isJSON := func(data any) bool { _, ok := data.(map[string]any); return ok }
+	waitData(t, f, c, "X", isJSON) // served by the parameterised endpoint
+
+	f.putCatalog("endpoint/ep-x", map[string]any{
+		"v": 1, "id": "ep-x", "path": "/" + f.topic + "/X", "topic": f.topic, "key": "X", "key_param": nil,
+		"operations": []string{"subscribe"}, "payload_format": "text",
+		"api": map[string]any{"id": "api-1", "name": "Market", "version": "1.0.0"},
+	})
+	waitData(t, f, c, "X", isText) // its own exact endpoint now
+	waitData(t, f, c, "Z", isJSON)
+
+	f.putCatalog("endpoint/ep-x", nil)
+	waitData(t, f, c, "X", isJSON) // the parameterised endpoint again
+
+	f.putCatalog("endpoint/ep-1", nil)
+	ended := map[string]bool{}
+	for len(ended) < 2 {
+		m := c.next("unsubscribed")
+		if m["code"] != float64(4004) {
+			t.Fatalf("unsubscribed = %v", m)
+		}
+		ended[m["endpoint"].(string)] = true
+	}
+	if !ended["/"+f.topic+"/X"] || !ended["/"+f.topic+"/Z"] {
+		t.Fatalf("ended %v", ended)
+	}
+}
+
+// waitData produces to key, to which c is subscribed, until a message whose
+// data satisfies ok arrives; the subscription must not end meanwhile.
+func waitData(t *testing.T, f *fixture, c *client, key string, ok func(any) bool) {
+	t.Helper()
+	ep := "/" + f.topic + "/" + key
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		f.produce(key, `{"price":1}`)
+		for waiting := true; waiting; {
+			m := c.read()
+			switch {
+			case m["type"] == "message" && m["endpoint"] == ep:
+				if ok(m["data"]) {
+					return
+				}
+				waiting = false
+			case m["type"] == "unsubscribed" || m["type"] == "error":
+				t.Fatalf("waiting for data on %s: %v", ep, m)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no message on %s with the expected data", ep)
+}
+
+// read returns the next frame.
+func (c *client) read() map[string]any {
+	c.t.Helper()
+	_ = c.ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, data, err := c.ws.ReadMessage()
+	if err != nil {
+		c.t.Fatalf("reading: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		c.t.Fatalf("not JSON: %s", data)
+	}
+	return m
+}

@@ -51,7 +51,7 @@ func setup(t *testing.T, partitions int32) (*Cluster, *kadm.Client, string) {
 		t.Skip("KAFKA_BROKERS not set")
 	}
 	brokers := strings.Split(raw, ",")
-	c, err := New(brokers, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c, err := New(ClientOptions{Brokers: brokers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func waitMeta(t *testing.T, c *Cluster, topic string, ok func(hub.TopicMeta, err
 func produce(t *testing.T, c *Cluster, topic, key string) *kgo.Record {
 	t.Helper()
 	// A fresh client: franz-go keeps failing a topic whose id changed.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...))
+	cl, err := c.opts.newClient("sluice-test-producer")
 	if err != nil {
 		t.Fatal(err)
 	}

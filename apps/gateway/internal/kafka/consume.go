@@ -1,193 +1,18 @@
-// Package kafka is the gateway's Kafka side, with franz-go: topic metadata, one
-// live consumer per topic in use (partitions assigned directly, no consumer
-// group), bounded reads for catch-up, and acks=all publishing. *Cluster
-// implements hub.Backend.
 package kafka
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 )
-
-// Cluster holds the shared client (metadata, offsets, produce) of one node.
-type Cluster struct {
-	brokers []string
-	log     *slog.Logger
-	cl      *kgo.Client
-	adm     *kadm.Client
-	keyPart kgo.TopicPartitioner
-
-	metaMu sync.Mutex
-	meta   map[string]cachedMeta
-
-	// CheckEvery is how often a live consumer asks Kafka for its topic's id and
-	// partition count; a fetch error makes it ask at once. GoneAfter is how long
-	// the topic may be missing before the consumer reports it gone. Set before
-	// the first Consume.
-	CheckEvery time.Duration
-	GoneAfter  time.Duration
-}
-
-// metaTTL bounds how stale a cached topic id and partition count may be. Every
-// publish needs the epoch for its answer; asking Kafka each time would add a
-// metadata round trip to every publish.
-const metaTTL = 10 * time.Second
-
-type cachedMeta struct {
-	meta hub.TopicMeta
-	at   time.Time
-}
-
-// New connects lazily: nothing is sent until the first request.
-func New(brokers []string, log *slog.Logger) (*Cluster, error) {
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(brokers...),
-		kgo.Dialer(dialBroker),
-		kgo.ClientID("sluice-gateway"),
-		// acks=all with idempotence is franz-go's default; stated here because
-		// "acknowledged" in the protocol means exactly this.
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerLinger(0),
-		kgo.RecordDeliveryTimeout(10*time.Second),
-		kgo.MetadataMinAge(time.Second),
-	)
-	if err != nil {
-		return nil, err
-	}
-	return &Cluster{
-		brokers: brokers,
-		log:     log,
-		cl:      cl,
-		adm:     kadm.NewClient(cl),
-		keyPart: kgo.StickyKeyPartitioner(nil).ForTopic(""),
-		meta:    map[string]cachedMeta{},
-
-		CheckEvery: 2 * time.Second,
-		GoneAfter:  30 * time.Second,
-	}, nil
-}
-
-// Close releases the shared client.
-func (c *Cluster) Close() { c.cl.Close() }
-
-// Meta returns the topic's id (as the epoch) and partition count, cached for
-// metaTTL.
-func (c *Cluster) Meta(ctx context.Context, topic string) (hub.TopicMeta, error) {
-	c.metaMu.Lock()
-	cached, ok := c.meta[topic]
-	c.metaMu.Unlock()
-	if ok && time.Since(cached.at) < metaTTL {
-		return cached.meta, nil
-	}
-	m, err := c.fetchMeta(ctx, topic)
-	if err != nil {
-		return m, err
-	}
-	c.metaMu.Lock()
-	c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
-	c.metaMu.Unlock()
-	return m, nil
-}
-
-// remember replaces the cached metadata with what a live consumer just found,
-// so publishes and new subscribers stop answering with an old epoch at once
-// rather than after metaTTL; forget drops it (the topic is gone).
-func (c *Cluster) remember(topic string, m hub.TopicMeta) {
-	c.metaMu.Lock()
-	c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
-	c.metaMu.Unlock()
-}
-
-func (c *Cluster) forget(topic string) {
-	c.metaMu.Lock()
-	delete(c.meta, topic)
-	c.metaMu.Unlock()
-}
-
-// fetchMeta asks a broker for the topic's id and partition count. It bypasses
-// the client's metadata cache (kadm.Metadata answers from a cache up to
-// MetadataMinAge old): a live consumer's check must see a change at once, and
-// TopicChange.Since is only right if the answer is not older than the request.
-func (c *Cluster) fetchMeta(ctx context.Context, topic string) (hub.TopicMeta, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, c.cl)
-	if err != nil {
-		return hub.TopicMeta{}, err
-	}
-	for _, t := range resp.Topics {
-		if t.Topic == nil || *t.Topic != topic {
-			continue
-		}
-		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
-			if errors.Is(err, kerr.UnknownTopicOrPartition) {
-				return hub.TopicMeta{}, hub.ErrTopicNotFound
-			}
-			return hub.TopicMeta{}, err
-		}
-		if len(t.Partitions) == 0 {
-			// Nothing could be read or written (and keys could not be mapped).
-			return hub.TopicMeta{}, fmt.Errorf("topic %s has no partitions", topic)
-		}
-		return hub.TopicMeta{Epoch: base64.RawURLEncoding.EncodeToString(t.TopicID[:]), Partitions: int32(len(t.Partitions))}, nil
-	}
-	return hub.TopicMeta{}, hub.ErrTopicNotFound
-}
-
-// PartitionFor is the partition Kafka's default partitioner (murmur2, as in the
-// Java client, kafkajs and franz-go) chooses for key.
-func (c *Cluster) PartitionFor(key []byte, partitions int32) int32 {
-	if partitions <= 0 {
-		return 0 // Meta refuses such topics; never divide by zero
-	}
-	return int32(c.keyPart.Partition(&kgo.Record{Key: key}, int(partitions)))
-}
-
-// Offsets returns the log start and end offsets of one partition.
-func (c *Cluster) Offsets(ctx context.Context, topic string, partition int32) (int64, int64, error) {
-	starts, err := c.adm.ListStartOffsets(ctx, topic)
-	if err != nil {
-		return 0, 0, err
-	}
-	ends, err := c.adm.ListEndOffsets(ctx, topic)
-	if err != nil {
-		return 0, 0, err
-	}
-	s, ok1 := starts.Lookup(topic, partition)
-	e, ok2 := ends.Lookup(topic, partition)
-	if !ok1 || !ok2 || s.Err != nil || e.Err != nil {
-		return 0, 0, fmt.Errorf("offsets of %s/%d: %v %v", topic, partition, s.Err, e.Err)
-	}
-	return s.Offset, e.Offset, nil
-}
-
-// OffsetAfter returns the first offset at or after ms (the end when none).
-func (c *Cluster) OffsetAfter(ctx context.Context, topic string, partition int32, ms int64) (int64, error) {
-	listed, err := c.adm.ListOffsetsAfterMilli(ctx, ms, topic)
-	if err != nil {
-		return 0, err
-	}
-	o, ok := listed.Lookup(topic, partition)
-	if !ok || o.Err != nil {
-		return 0, fmt.Errorf("offset after %d in %s/%d: %v", ms, topic, partition, o.Err)
-	}
-	return o.Offset, nil
-}
 
 // Consume starts the topic's live consumer at the current end of every partition.
 //
@@ -383,10 +208,6 @@ const (
 	minRecheckGap = 20 * time.Millisecond
 )
 
-// brokerDialTimeout is franz-go's default, which our dialer (dialBroker)
-// replaces.
-const brokerDialTimeout = 10 * time.Second
-
 // liveClient consumes topic's partitions from the given offsets (-1: the start).
 func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, error) {
 	at := map[int32]kgo.Offset{}
@@ -397,10 +218,7 @@ func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, e
 			at[p] = kgo.NewOffset().At(off)
 		}
 	}
-	return kgo.NewClient(
-		kgo.SeedBrokers(c.brokers...),
-		kgo.Dialer(dialBroker),
-		kgo.ClientID("sluice-gateway-live"),
+	return c.opts.newClient("sluice-gateway-live",
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
 		kgo.FetchMaxWait(500*time.Millisecond),
 	)
@@ -496,7 +314,7 @@ func (w *topicWatch) check(ctx context.Context, ev hub.ConsumeEvents) watchResul
 }
 
 func (c *Cluster) endOffsetsWithRetry(ctx context.Context, topic string) map[int32]int64 {
-	backoff := 100 * time.Millisecond
+	bo := Backoff{First: 100 * time.Millisecond, Max: 5 * time.Second}
 	for {
 		ends, err := c.adm.ListEndOffsets(ctx, topic)
 		if err == nil {
@@ -512,93 +330,8 @@ func (c *Cluster) endOffsetsWithRetry(ctx context.Context, topic string) map[int
 			err = fmt.Errorf("no partitions listed")
 		}
 		c.log.Warn("cannot list end offsets; retrying", "topic", topic, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
-}
-
-// Read reads records from <= offset < until of one partition with a short-lived
-// direct consumer, after checking that the topic is still the incarnation
-// epoch. (The reading client learns the topic id itself; a recreation between
-// the check and that is not caught here but by the live consumer's next check.)
-func (c *Cluster) Read(ctx context.Context, topic, epoch string, partition int32, from, until int64, fn func(hub.Record) bool) error {
-	if from >= until {
-		return nil
-	}
-	m, err := c.fetchMeta(ctx, topic)
-	if err != nil {
-		return err
-	}
-	if m.Epoch != epoch {
-		return hub.ErrEpochChanged
-	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(c.brokers...),
-		kgo.Dialer(dialBroker),
-		kgo.ClientID("sluice-gateway-catchup"),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(from)}}),
-		kgo.FetchMaxWait(200*time.Millisecond),
-	)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	next, empty := from, 0
-	for next < until {
-		fetches := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var ferr error
-		fetches.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return ferr
-		}
-		stop, past := false, false
-		fetches.EachRecord(func(r *kgo.Record) {
-			if r.Offset >= until {
-				past = true
-			}
-			if stop || past {
-				return
-			}
-			next = r.Offset + 1
-			if !fn(hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli()}) {
-				stop = true
-			}
-		})
-		// A record at or past until means every offset below it was passed:
-		// those not returned are holes (compacted away, transaction markers).
-		// Without this a busy topic, whose fetches never come back empty,
-		// kept this loop waiting for a hole forever.
-		if stop || past {
+		if !Sleep(ctx, bo.Next()) {
 			return nil
 		}
-		// Offsets below until may be holes (compacted away, transaction markers):
-		// every record up to until already exists, so a broker that returns
-		// nothing twice has nothing more to give.
-		if fetches.NumRecords() == 0 {
-			empty++
-			if empty >= 2 {
-				return nil
-			}
-		} else {
-			empty = 0
-		}
 	}
-	return nil
-}
-
-// Produce queues one record (acks=all, idempotent: a retry neither duplicates
-// nor reorders it) and calls done with its position once Kafka acknowledged it.
-// Records queued for one partition are written in the order of the calls.
-// done runs on the client's goroutine.
-func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []kgo.RecordHeader, done func(partition int32, offset int64, err error)) {
-	c.cl.Produce(ctx, &kgo.Record{Topic: topic, Key: key, Value: value, Headers: headers}, func(r *kgo.Record, err error) {
-		done(r.Partition, r.Offset, err)
-	})
 }

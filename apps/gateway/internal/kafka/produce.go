@@ -1,0 +1,26 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+)
+
+// Produce queues one record (acks=all, idempotent: a retry neither duplicates
+// nor reorders it) and calls done with its position once Kafka acknowledged it.
+// Records queued for one partition are written in the order of the calls.
+// done runs on the client's goroutine.
+func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, headers []hub.Header, done func(partition int32, offset int64, err error)) {
+	r := &kgo.Record{Topic: topic, Key: key, Value: value}
+	if len(headers) > 0 {
+		r.Headers = make([]kgo.RecordHeader, len(headers))
+		for i, h := range headers {
+			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+		}
+	}
+	c.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		done(r.Partition, r.Offset, err)
+	})
+}
