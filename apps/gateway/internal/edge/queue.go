@@ -1,10 +1,10 @@
 package edge
 
 import (
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -46,7 +46,7 @@ func (it *item) wire() []byte {
 // dispatch, request handlers) only append under mu and call wake; one writer at a
 // time drains it. Memory per connection is bounded by its capacity.
 type outQueue struct {
-	mu       sync.Mutex
+	mu       lockorder.Mutex[lockorder.Queue]
 	items    []item
 	capacity int
 	policy   SlowPolicy

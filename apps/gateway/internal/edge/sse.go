@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -22,7 +22,7 @@ type sseStream struct {
 	out  outQueue
 	wake chan struct{}
 
-	mu     sync.Mutex
+	mu     lockorder.Mutex[lockorder.SSEStream]
 	ended  bool
 	reason chan struct{} // closed when the stream must end after draining
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 	"github.com/sluicehq/sluice/apps/gateway/internal/wsframe"
 )
@@ -27,7 +28,7 @@ type wsConn struct {
 	// says it is still nc's: close clears it before closing nc, so a write never
 	// reaches a descriptor number the kernel has given to another connection.
 	fd     int
-	fdMu   sync.Mutex
+	fdMu   lockorder.Mutex[lockorder.FD]
 	fdOpen bool
 
 	// Read side: only the goroutine running onReadable touches rd (the poller
@@ -44,7 +45,7 @@ type wsConn struct {
 	pingedAt  int64
 
 	// mu guards the fields below; never held while writing to the socket.
-	mu       sync.Mutex
+	mu       lockorder.Mutex[lockorder.WSConn]
 	tok      *auth.Claims // shared with the token's other connections: read only
 	subs     subSet
 	authTime *time.Timer

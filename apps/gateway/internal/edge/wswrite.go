@@ -15,7 +15,8 @@ import (
 // one non-blocking writev(2) on the caller's goroutine when the socket takes
 // them, else on a writer goroutine, keepalive pings and the closing handshake.
 
-// Deliver and Gap are hub.Sink methods; they run with hub locks held.
+// Deliver and Gap are hub.Sink methods; they run with hub locks held (package
+// lockorder says which, and what the write path takes under them).
 func (c *wsConn) Deliver(f *hub.Frame) { c.push(item{frame: f}) }
 
 func (c *wsConn) Gap(g protocol.Gap) { c.push(item{raw: wsNotice(g)}) }
