@@ -38,11 +38,10 @@ type wsConn struct {
 	pollID   uint64
 	lastRead atomic.Int64 // unix ns; idle connections are found by the ping loop
 
-	// lastWrite (unix ns) is when frames other than pings were last written;
 	// pingedAt, only touched by the ping loop, is when the oldest unanswered
-	// ping went out (0: none).
-	lastWrite atomic.Int64
-	pingedAt  int64
+	// ping went out (0: none). When frames were last written is in out
+	// (outQueue.lastWrite).
+	pingedAt int64
 
 	// mu guards the fields below; never held while writing to the socket.
 	mu       lockorder.Mutex[lockorder.WSConn]

@@ -58,7 +58,7 @@ func (c *wsConn) flush() {
 		return
 	}
 	if len(batch) <= maxInlineBatch {
-		n, complete, err := c.tryWrite(batch)
+		n, counted, complete, err := c.tryWrite(batch)
 		if err != nil {
 			c.writeFailed()
 			return
@@ -67,7 +67,9 @@ func (c *wsConn) flush() {
 			go c.writeLoop(batch, n)
 			return
 		}
-		c.wrote(batch)
+		if final, grace := c.out.written(batch, counted, c.srv.opt.Metrics); final {
+			c.closeAfter(grace)
+		}
 		if batch = c.out.take(); batch == nil {
 			return // queue empty: writer role released
 		}
@@ -77,13 +79,15 @@ func (c *wsConn) flush() {
 }
 
 // tryWrite writes batch with one non-blocking write(2)/writev(2) and reports how
-// many bytes the socket took and whether that was all of them.
+// many bytes the socket took, how many of the batch's bytes count as written
+// (its message frames', see wsStream.writeBatch) and whether the socket took
+// them all.
 //
 // It writes to the descriptor itself rather than through net.Conn (or its
 // RawConn): their bookkeeping (descriptor locks, poller state) lives in objects
 // of their own, and touching those for every message of every connection cost
 // more than a microsecond a message in cache misses alone.
-func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
+func (c *wsConn) tryWrite(batch []item) (n, counted int, complete bool, err error) {
 	var iov [maxInlineBatch]syscall.Iovec
 	total := 0
 	for i := range batch {
@@ -91,79 +95,78 @@ func (c *wsConn) tryWrite(batch []item) (n int, complete bool, err error) {
 		iov[i].Base = &b[0]
 		iov[i].SetLen(len(b))
 		total += len(b)
+		if batch[i].frame != nil {
+			counted += len(b)
+		}
 	}
 	c.fdMu.Lock()
 	if !c.fdOpen {
 		c.fdMu.Unlock()
-		return 0, false, net.ErrClosed
+		return 0, 0, false, net.ErrClosed
 	}
 	n, werr := rawio.Writev(uintptr(c.fd), iov[:len(batch)])
 	c.fdMu.Unlock()
 	if werr == syscall.EAGAIN {
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
 	if werr != 0 {
-		return 0, false, werr
+		return 0, 0, false, werr
 	}
-	return n, n == total, nil
+	return n, counted, n == total, nil
 }
 
-// writeLoop owns the writer role: it writes batch (skipping the first skip bytes,
-// already written), then whatever was queued meanwhile, waiting for the socket as
-// needed (10 s at most per batch), and exits when the queue is empty.
+// writeLoop owns the writer role on a goroutine of its own: it drains the
+// queue through net.Conn, waiting for the socket as needed, starting with batch
+// of which the first skip bytes were already written.
 func (c *wsConn) writeLoop(batch []item, skip int) {
-	for batch != nil {
-		bufs := make(net.Buffers, 0, len(batch))
-		for i := range batch {
-			b := batch[i].wire()
-			if skip >= len(b) {
-				skip -= len(b)
-				continue
-			}
-			bufs = append(bufs, b[skip:])
-			skip = 0
-		}
-		_ = c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		if _, err := bufs.WriteTo(c.nc); err != nil {
-			c.writeFailed()
-			return
-		}
-		c.wrote(batch)
-		batch = c.out.take()
+	w := wsStream{c: c, skip: skip}
+	final, grace, err := c.out.drain(batch, &w, c.srv.opt.Metrics)
+	if err != nil {
+		c.writeFailed()
+		return
+	}
+	if final {
+		c.closeAfter(grace)
 	}
 }
 
-// wrote accounts for a written batch, closes the connection if it held the last
-// frame, and gives the batch back to the queue.
-func (c *wsConn) wrote(batch []item) {
-	m := c.srv.opt.Metrics
-	var messages, bytes int
-	traffic := false
-	now := time.Now()
-	nowMs := now.UnixMilli()
-	for i := range batch {
-		it := &batch[i]
-		traffic = traffic || !it.keepalive
-		if it.frame != nil {
-			messages++
-			bytes += len(it.frame.Wire())
-			m.Delay.Observe(float64(nowMs-it.frame.TS) / 1000)
-		}
-		if it.final {
-			// Give the peer a moment to answer a close frame of ours (its answer
-			// closes at once, see onEvent), then drop the connection.
-			time.AfterFunc(it.grace, c.close)
-		}
-	}
-	if messages > 0 {
-		m.MessagesOut.Add(float64(messages))
-		m.BytesOut.Add(float64(bytes))
-	}
-	if traffic {
-		c.lastWrite.Store(now.UnixNano())
-	}
-	c.out.recycle(batch)
+// wsStream is writeLoop's batchWriter: frames as they are, through net.Conn
+// (which waits for the socket), 10 s at most per batch.
+type wsStream struct {
+	c *wsConn
+	// skip is how much of the next batch is already written (by tryWrite).
+	skip int
+	// bufs is reused from batch to batch.
+	bufs net.Buffers
 }
+
+// writeBatch counts a WebSocket's message frames as its written bytes
+// (BytesOut), all of them even when tryWrite wrote some.
+func (w *wsStream) writeBatch(batch []item) (counted int, err error) {
+	bufs := w.bufs[:0]
+	for i := range batch {
+		b := batch[i].wire()
+		if batch[i].frame != nil {
+			counted += len(b)
+		}
+		if w.skip >= len(b) {
+			w.skip -= len(b)
+			continue
+		}
+		bufs = append(bufs, b[w.skip:])
+		w.skip = 0
+	}
+	w.bufs = bufs
+	_ = w.c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err = bufs.WriteTo(w.c.nc) // advances bufs, not w.bufs
+	clear(w.bufs)                 // holds no frame until the next batch
+	return counted, err
+}
+
+// closeAfter drops the connection grace after its last frame (a close frame)
+// was written, giving the peer a moment to answer it (its answer closes at
+// once, see onEvent).
+func (c *wsConn) closeAfter(grace time.Duration) { time.AfterFunc(grace, c.close) }
 
 // writeFailed ends a connection whose socket refused a write (reset, timeout).
 func (c *wsConn) writeFailed() {
@@ -189,7 +192,7 @@ func (c *wsConn) ping(now time.Time, prevRound int64) {
 		go c.close()
 		return
 	}
-	if userTimeoutSupported && c.lastWrite.Load() > prevRound {
+	if userTimeoutSupported && c.out.lastWrite.Load() > prevRound {
 		return
 	}
 	if c.pingedAt == 0 {
