@@ -39,12 +39,14 @@
 // a write the socket did not take at once (wsConn.writeLoop, through net.Conn
 // and its own descriptor locks, with none of the locks above held), a slow
 // consumer's disconnect (wsConn.terminate takes wsConn.mu) and a failed
-// write's close (wsConn.close takes wsConn.mu, the hub's locks through
-// Subscription.Close, Edge.mu and pollShard.mu).
+// write's close (wsConn.close takes wsConn.mu, then, one after the other,
+// the hub's locks through Subscription.Close, Edge.mu, pollShard.mu and
+// wsConn.fdMu).
 //
-// Sink.Ended is called with no hub lock held (it takes wsConn.mu), as are the
-// session calls of the catalog's revocations (Edge.mu, then each session's
-// terminate with Edge.mu released).
+// Edge.mu is held while reading a session's claims (wsConn.mu), which is why
+// it comes first. Sink.Ended is called with no hub lock held (it takes
+// wsConn.mu), as are the session calls of the catalog's revocations (Edge.mu,
+// then each session's terminate with Edge.mu released).
 //
 // Before all of these comes the catalog's own applyMu (catalog.go), held
 // across its Listener's calls, which reach the edge and the hub; the catalog's

@@ -23,6 +23,16 @@ func mustPanic(t *testing.T, what string, f func()) {
 	f()
 }
 
+// touch takes m and releases it: the order check is all these tests need.
+func touch(m interface {
+	Lock()
+	Unlock()
+}) {
+	m.Lock()
+	//lint:ignore SA2001 taken for the order check alone
+	m.Unlock()
+}
+
 func TestInOrderIsAllowed(t *testing.T) {
 	var shard RWMutex[Shard]
 	var ep Mutex[Endpoint]
@@ -33,10 +43,8 @@ func TestInOrderIsAllowed(t *testing.T) {
 	ep.Lock()
 	shard.RUnlock()
 	sub.Lock()
-	q.Lock()
-	q.Unlock()
-	fd.Lock() // the write path: a writev under the endpoint and subscription locks
-	fd.Unlock()
+	touch(&q)
+	touch(&fd) // the write path: a writev under the endpoint and subscription locks
 	sub.Unlock()
 	ep.Unlock()
 }
@@ -90,8 +98,7 @@ func TestUnlockOnAnotherGoroutineIsForgotten(t *testing.T) {
 	done := make(chan struct{})
 	go func() { sub.Unlock(); close(done) }()
 	<-done
-	ep.Lock() // allowed: sub is no longer held
-	ep.Unlock()
+	touch(&ep) // allowed: sub is no longer held
 }
 
 func TestEachGoroutineHasItsOwnHeldSet(t *testing.T) {
@@ -101,8 +108,7 @@ func TestEachGoroutineHasItsOwnHeldSet(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ep.Lock() // another goroutine's sub is no concern of this one
-		ep.Unlock()
+		touch(&ep) // another goroutine's sub is no concern of this one
 	}()
 	<-done
 	sub.Unlock()
