@@ -35,6 +35,8 @@ func (c *wsConn) push(it item) {
 	r := c.out.push(it)
 	c.srv.countDropped(r)
 	if r.slow {
+		// Not here: terminate takes wsConn.mu, which comes before the hub's
+		// locks the caller may hold (package lockorder).
 		go c.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing frames overflowed")
 	} else if r.wake {
 		c.flush()
