@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
@@ -64,7 +65,7 @@ type Edge struct {
 
 	poller poller // reports readable WebSockets
 
-	mu       sync.Mutex
+	mu       lockorder.Mutex[lockorder.Edge]
 	sessions map[session]struct{}
 	byJTI    map[string]*tokenSessions
 	byApp    map[string]map[session]struct{}

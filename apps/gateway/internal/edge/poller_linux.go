@@ -5,12 +5,13 @@ package edge
 import (
 	"log/slog"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 )
 
 // epoller watches every WebSocket of the node with one epoll instance, so a
@@ -38,7 +39,7 @@ type epoller struct {
 const pollShards = 64
 
 type pollShard struct {
-	mu    sync.Mutex
+	mu    lockorder.Mutex[lockorder.Alone]
 	conns map[uint64]*wsConn
 }
 

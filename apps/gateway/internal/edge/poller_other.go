@@ -4,14 +4,15 @@ package edge
 
 import (
 	"log/slog"
-	"sync"
 	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 )
 
 // goPoller is the portable poller: one goroutine per connection waits in Go's
 // own poller for the socket to become readable (Linux uses epoller, without it).
 type goPoller struct {
-	mu     sync.Mutex
+	mu     lockorder.Mutex[lockorder.Alone]
 	wakeup map[*wsConn]chan struct{}
 }
 

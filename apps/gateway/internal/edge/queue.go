@@ -1,10 +1,11 @@
 package edge
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -43,10 +44,11 @@ func (it *item) wire() []byte {
 }
 
 // outQueue is a connection's bounded queue of outgoing frames. Producers (hub
-// dispatch, request handlers) only append under mu and call wake; one writer at a
-// time drains it. Memory per connection is bounded by its capacity.
+// dispatch, request handlers) append under mu; the one that finds no writer at
+// work becomes the writer and drains it (writer.go). Memory per connection is
+// bounded by its capacity.
 type outQueue struct {
-	mu       sync.Mutex
+	mu       lockorder.Mutex[lockorder.Queue]
 	items    []item
 	capacity int
 	policy   SlowPolicy
@@ -61,6 +63,11 @@ type outQueue struct {
 	// finished is set once the closing frame is queued (pushFinal): one per session.
 	finished bool
 	spare    []item
+
+	// lastWrite (unix ns) is when items other than keepalives were last
+	// written (written); a WebSocket's ping loop skips connections with
+	// traffic since its previous round.
+	lastWrite atomic.Int64
 }
 
 // pushResult says what the owner of a queue must do after a push.

@@ -6,23 +6,23 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
 // sseStream is one Server-Sent Events subscriber. Its handler goroutine is the
-// writer: hub callbacks only queue and wake it.
+// writer: hub callbacks queue and wake it (writer.go).
 type sseStream struct {
 	srv  *Edge
 	tok  *auth.Claims
 	out  outQueue
 	wake chan struct{}
 
-	mu     sync.Mutex
+	mu     lockorder.Mutex[lockorder.SSEStream]
 	ended  bool
 	reason chan struct{} // closed when the stream must end after draining
 }
@@ -74,20 +74,11 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(appendSubscribed(nil, p.String(), sub))
 	flusher.Flush()
 
-	// Every write gets a deadline: a client that stopped reading would otherwise
-	// hold this handler (and its subscription) for as long as TCP keeps it.
-	rc := http.NewResponseController(w)
-	write := func(b []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-		_, err := w.Write(b)
-		if err == nil {
-			err = rc.Flush()
-		}
-		return err
-	}
+	// This goroutine is the stream's writer: a push that takes the writer role
+	// (writer.go) wakes it, and it drains the queue.
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	keepalive := time.NewTicker(s.opt.PingInterval)
 	defer keepalive.Stop()
-	var buf []byte
 	for {
 		select {
 		case <-r.Context().Done():
@@ -95,43 +86,47 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 		case <-s.ctx.Done():
 			return
 		case <-keepalive.C:
-			if err := write([]byte(": keepalive\n\n")); err != nil {
+			if err := sw.write([]byte(": keepalive\n\n")); err != nil {
 				return
 			}
 		case <-st.wake:
-			for {
-				batch := st.out.take()
-				if batch == nil {
-					break
-				}
-				buf = buf[:0]
-				for i := range batch {
-					buf = appendEvent(buf, &batch[i])
-					if f := batch[i].frame; f != nil {
-						s.opt.Metrics.MessagesOut.Inc()
-						s.opt.Metrics.Delay.Observe(float64(time.Now().UnixMilli()-f.TS) / 1000)
-					}
-				}
-				st.out.recycle(batch)
-				if err := write(buf); err != nil {
-					return
-				}
-				s.opt.Metrics.BytesOut.Add(float64(len(buf)))
+			if _, _, err := st.out.drain(st.out.take(), sw, s.opt.Metrics); err != nil {
+				return
 			}
 		case <-st.reason:
 			// Drain what was queued before the end (the closing event).
-			for batch := st.out.take(); batch != nil; batch = st.out.take() {
-				buf = buf[:0]
-				for i := range batch {
-					buf = appendEvent(buf, &batch[i])
-				}
-				if write(buf) != nil {
-					return
-				}
-			}
+			_, _, _ = st.out.drain(st.out.take(), sw, s.opt.Metrics)
 			return
 		}
 	}
+}
+
+// sseWriter is an event stream's batchWriter: it writes a batch as events to
+// the response. Every write gets a deadline: a client that stopped reading
+// would otherwise hold the handler (and its subscription) for as long as TCP
+// keeps it.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf []byte // reused from batch to batch
+}
+
+// writeBatch counts every byte of the batch's events as written (BytesOut).
+func (sw *sseWriter) writeBatch(batch []item) (int, error) {
+	sw.buf = sw.buf[:0]
+	for i := range batch {
+		sw.buf = appendEvent(sw.buf, &batch[i])
+	}
+	return len(sw.buf), sw.write(sw.buf)
+}
+
+func (sw *sseWriter) write(b []byte) error {
+	_ = sw.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	_, err := sw.w.Write(b)
+	if err == nil {
+		err = sw.rc.Flush()
+	}
+	return err
 }
 
 // sseWriteTimeout bounds one write to an event stream.

@@ -1,21 +1,3 @@
-// Package hub routes Kafka records to subscriptions: one live consumer per topic
-// in use, records matched by key to the endpoint's subscribers, each frame encoded
-// once and shared, and catch-up reads (from the endpoint cache, else from Kafka)
-// for subscriptions that start at a position, a time or the earliest offset.
-//
-// Lock order (never take an earlier lock while holding a later one):
-//
-//	Hub.topicsMu → shard.mu → endpointState.mu → Subscription.mu
-//
-// Hub.readersMu (the shared catch-up readers' queues, catchup.go) is taken
-// with no other hub lock held, and none is taken under it.
-//
-// A topic's change (new epoch, added partitions) is handled on its consumer's
-// goroutine with no hub lock held while it waits for the dispatch workers; it
-// then takes shard.mu, endpointState.mu and Subscription.mu in that order.
-//
-// Sinks (connections) are called with Subscription.mu held and must not block:
-// they only enqueue.
 package hub
 
 import (

@@ -77,9 +77,11 @@ func (f *Frame) AppendSSE(dst []byte) []byte {
 	return append(dst, f.JSON()[len(wsPrefix):]...)
 }
 
-// Sink receives a subscription's output. Calls come with locks held: a sink
-// enqueues (and may write to a socket that takes the bytes without waiting); it
-// never blocks or calls back into the hub.
+// Sink receives a subscription's output. Deliver and Gap come with hub locks
+// held (which ones, and what a sink may take under them: package lockorder): a
+// sink queues the frame, and may write it to a socket that takes the bytes
+// without waiting; it never blocks or calls back into the hub. Ended comes
+// with no hub lock held.
 type Sink interface {
 	// Deliver queues a message frame.
 	Deliver(f *Frame)

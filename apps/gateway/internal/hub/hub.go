@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -53,12 +54,12 @@ type Hub struct {
 	seed    maphash.Seed
 	shards  [shardCount]shard
 
-	topicsMu sync.Mutex
+	topicsMu lockorder.Mutex[lockorder.Topics]
 	topics   map[string]*topicState
 
 	// readers are the shared catch-up readers with work queued (catchup.go);
 	// passSlots bounds their passes.
-	readersMu sync.Mutex
+	readersMu lockorder.Mutex[lockorder.Alone]
 	readers   map[readerKey]*partReader
 	passSlots chan struct{}
 
@@ -98,7 +99,7 @@ type Stats struct {
 }
 
 type shard struct {
-	mu        sync.RWMutex
+	mu        lockorder.RWMutex[lockorder.Shard]
 	endpoints map[endpointKey]*endpointState
 }
 
@@ -153,7 +154,7 @@ type endpointState struct {
 	path  string
 	topic *topicState
 
-	mu sync.Mutex // guards everything below
+	mu lockorder.Mutex[lockorder.Endpoint] // guards everything below
 	// epoch and partition say where the key's records are; a topic change
 	// moves them (topicChanged).
 	epoch     string

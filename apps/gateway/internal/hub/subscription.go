@@ -3,9 +3,9 @@ package hub
 import (
 	"context"
 	"math"
-	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
@@ -31,7 +31,7 @@ type Subscription struct {
 	Seq int64
 
 	// mu guards the fields below. Held while calling the sink.
-	mu      sync.Mutex
+	mu      lockorder.Mutex[lockorder.Subscription]
 	live    bool
 	closed  bool
 	lastSeq int64 // highest offset delivered on Partition; -1 before the first

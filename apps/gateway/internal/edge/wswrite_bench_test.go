@@ -1,0 +1,94 @@
+package edge
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
+	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+)
+
+// benchConn is a wsConn on one end of a loopback TCP connection whose other end
+// is read and discarded, built without a handshake: what a WebSocket's write
+// path costs per message, as the hub's dispatch calls it.
+func benchConn(b *testing.B, s *Edge) *wsConn {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	nc := <-accepted
+	if nc == nil {
+		b.Fatal("accept failed")
+	}
+	rc, err := nc.(syscall.Conn).SyscallConn()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &wsConn{srv: s, nc: nc, rc: rc, done: make(chan struct{}),
+		out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice}}
+	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
+		b.Fatal(err)
+	}
+	c.fdOpen = true
+	b.Cleanup(func() { _ = nc.Close(); _ = peer.Close() })
+	return c
+}
+
+// BenchmarkWebSocketDeliver is the fan-out's write path: one shared frame
+// delivered to every connection (usually written at once, on the caller's
+// goroutine). Allocations per op must stay 0.
+func BenchmarkWebSocketDeliver(b *testing.B) {
+	for _, conns := range []int{1, 16} {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			s := &Edge{opt: Options{Metrics: metrics.New(), QueueSize: 1024, SlowPolicy: PolicyDrop}}
+			cs := make([]*wsConn, conns)
+			for i := range cs {
+				cs[i] = benchConn(b, s)
+			}
+			data := []byte(`{"bid":1.0842,"ask":1.0844}`)
+			f := hub.NewFrame(&protocol.Message{Endpoint: "/prices/EURUSD", Epoch: "e", Partition: 0, Seq: 1,
+				TS: time.Now().UnixMilli(), Data: data, Encoding: protocol.EncodingFor("json", data)})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				for _, c := range cs {
+					c.Deliver(f)
+				}
+			}
+			b.StopTimer()
+			// Let writer goroutines (a full socket) finish before the sockets close.
+			for _, c := range cs {
+				for queueBusy(&c.out) {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
+	}
+}
+
+func queueBusy(q *outQueue) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.writing
+}
