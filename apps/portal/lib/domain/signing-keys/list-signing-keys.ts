@@ -6,7 +6,6 @@ import { issuedTokens, signingKeyInCatalog, signingKeys } from "@sluice/db";
 import { and, desc, eq, gt, sql } from "drizzle-orm";
 
 import type { DbOrTx } from "../../db";
-import { findExpiredRetiredKeys } from "./expire-retired-signing-keys";
 
 export type SigningKeyState = "active" | "retired" | "expired";
 
@@ -41,5 +40,3 @@ export async function getJwks(options: { db: DbOrTx; now?: Date }) {
   const keys = await listSigningKeys(options);
   return { keys: keys.filter((k) => k.state !== "expired").map((k) => ({ ...(k.publicJwk as Record<string, unknown>), kid: k.kid, alg: k.algorithm, use: "sig" })) };
 }
-
-export { findExpiredRetiredKeys };
