@@ -1,7 +1,7 @@
 // Pure planning of a full republish: what must be produced so that the topic's
 // current state (the last record per key) equals the database snapshot.
 import { isDeepStrictEqual } from "node:util";
-import type { CatalogRecord } from "@sluice/db";
+import { CATALOG_KINDS, type CatalogRecord } from "@sluice/db";
 
 /** One record as read back from the topic; value is the raw UTF-8 text, null for a tombstone. */
 export interface TopicRecord {
@@ -9,11 +9,11 @@ export interface TopicRecord {
   value: string | null;
 }
 
-/** The kinds this bridge builds from the database (packages/protocol/CATALOG.md). */
-export const KNOWN_KINDS = ["endpoint", "key", "app", "revoked"] as const;
+/** The kinds this bridge builds from the database: @sluice/db's, those of packages/protocol/CATALOG.md. */
+export const KNOWN_KINDS: readonly string[] = CATALOG_KINDS;
 
 export const kindOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf("/")));
-export const isKnownKind = (key: string): boolean => (KNOWN_KINDS as readonly string[]).includes(kindOf(key));
+export const isKnownKind = (key: string): boolean => KNOWN_KINDS.includes(kindOf(key));
 
 /** The topic's current state: the last value per key; tombstoned keys are absent. */
 export function currentState(records: Iterable<TopicRecord>): Map<string, string> {

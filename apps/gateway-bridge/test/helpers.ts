@@ -9,7 +9,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { endpointRecord, type CatalogRecord } from "@sluice/db";
-import { createScratchDatabase } from "@sluice/db/scratch";
+import { createScratchDatabase } from "@sluice/db/test-support/scratch";
 import type { TopicRecord } from "../src/catalog-diff.ts";
 import { createKafka, readTopic } from "../src/kafka.ts";
 

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { after } from "node:test";
 
 import { createDb, users, type Database, type User } from "@sluice/db";
-import { createScratchDatabase } from "@sluice/db/scratch";
+import { createScratchDatabase } from "@sluice/db/test-support/scratch";
 import createClient, { type Client } from "openapi-fetch";
 
 import { actorFromUser, type Actor, type Role } from "../lib/auth/actor";

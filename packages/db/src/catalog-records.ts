@@ -4,6 +4,9 @@
 // gateway reads them. Field names are the wire format's (snake_case).
 import type { App, Endpoint, SigningKey, StreamingApi } from "./schema.ts";
 
+/** The record kinds of CATALOG.md: a record key is `<kind>/<id>`. */
+export const CATALOG_KINDS = ["endpoint", "key", "app", "revoked"] as const;
+
 export interface CatalogRecord {
   key: string;
   /** null is a tombstone: the entry is deleted. */

@@ -1,5 +1,6 @@
 export * from "./schema.ts";
 export * from "./catalog-records.ts";
+export * from "./catalog-membership.ts";
 export { createDb, databaseUrlFromEnv, type Database } from "./client.ts";
 
 /** The channel the outbox trigger notifies on every committed insert. */

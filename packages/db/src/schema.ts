@@ -179,7 +179,9 @@ export const appGrants = pgTable(
 /**
  * Signing keys for tokens. The private key is stored only encrypted (AES-256-GCM
  * under a key from the environment). At most one key is active; retired keys stay
- * in the JWKS until the last token they signed has expired.
+ * in the JWKS and the catalog until the last token they signed has expired
+ * (catalog-membership.ts), and `expiredAt` records when the portal then
+ * tombstoned the key in the catalog, so it does that once.
  */
 export const signingKeys = pgTable(
   "signing_keys",
@@ -191,9 +193,11 @@ export const signingKeys = pgTable(
     status: signingKeyStatus("status").notNull().default("active"),
     createdAt: createdAt(),
     retiredAt: timestamp("retired_at", { withTimezone: true }),
+    expiredAt: timestamp("expired_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("signing_keys_one_active").on(t.status).where(sql`${t.status} = 'active'`),
+    check("signing_keys_expired_at", sql`${t.expiredAt} is null or ${t.status} = 'retired'`),
     check("signing_keys_algorithm", sql`${t.algorithm} in ('ES256', 'EdDSA', 'RS256')`),
     check("signing_keys_public_jwk_object", sql`jsonb_typeof(${t.publicJwk}) = 'object'`),
     check("signing_keys_retired_at", sql`(${t.status} = 'retired') = (${t.retiredAt} is not null)`),

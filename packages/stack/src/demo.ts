@@ -27,12 +27,13 @@ export async function ensureDemoTopic(brokers: string[]): Promise<void> {
   }
 }
 
-export function startDemoFeeder(config: StackConfig, supervisor: Supervisor, brokers: string[]): void {
+/** Runs demo-feeder.ts; env is the stack's (stackEnv) with SLUICE_DEMO_TOPIC. */
+export function startDemoFeeder(config: StackConfig, supervisor: Supervisor, env: NodeJS.ProcessEnv): void {
   supervisor.start({
     name: "demo",
     command: process.execPath,
     args: ["--import", "tsx", path.join(import.meta.dirname, "demo-feeder.ts")],
     cwd: config.repoRoot,
-    env: { ...process.env, KAFKA_BROKERS: brokers.join(","), SLUICE_DEMO_TOPIC: DEMO_TOPIC, KAFKAJS_NO_PARTITIONER_WARNING: "1" },
+    env,
   });
 }

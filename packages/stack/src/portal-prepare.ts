@@ -36,12 +36,16 @@ export interface PortalPrepared {
   demo?: { kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" };
 }
 
-/** Runs apps/portal/scripts/prepare.ts against the migrated database. */
+/**
+ * Runs apps/portal/scripts/prepare.ts against the migrated database. env is the
+ * whole environment of the step (stackEnv): the demo API it may create checks
+ * its topic in the stack's Kafka.
+ */
 export async function preparePortal(config: StackConfig, env: NodeJS.ProcessEnv): Promise<PortalPrepared> {
   try {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/prepare.ts"], {
       cwd: path.join(config.repoRoot, "apps/portal"),
-      env: { ...process.env, ...env },
+      env,
       timeout: 60_000,
     });
     return JSON.parse(stdout.trim().split("\n").pop()!);

@@ -1,29 +1,13 @@
 // Sluice's own processes: the Go gateway, the Node bridge and the Next.js portal.
 // Each is built when needed (go build and turbo both cache) and then run under the
-// supervisor with the addresses of PostgreSQL and Kafka in its environment.
+// supervisor with the stack's addresses in its environment (stack-env.ts).
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
+import { serviceUrl as url, stackEnv, type Infra } from "./stack-env.ts";
 import type { ManagedProcess, Supervisor } from "./supervisor.ts";
 import { httpOk, waitUntil } from "./wait.ts";
-
-export interface Infra {
-  databaseUrl: string;
-  kafkaBrokers: string[];
-}
-
-/** The portal's settings that depend on where the stack listens; explicit env wins. */
-export function portalEnv(config: StackConfig, infra: Infra, secretKey: string): NodeJS.ProcessEnv {
-  return {
-    DATABASE_URL: infra.databaseUrl,
-    SLUICE_SECRET_KEY: secretKey,
-    SLUICE_PORTAL_PUBLIC_URL: process.env.SLUICE_PORTAL_PUBLIC_URL ?? url(config, config.ports.portal),
-    SLUICE_GATEWAY_PUBLIC_URL: process.env.SLUICE_GATEWAY_PUBLIC_URL ?? url(config, config.ports.gateway),
-  };
-}
-
-const url = (config: StackConfig, port: number) => `http://${config.host}:${port}`;
 
 export function gatewayBinary(config: StackConfig): string {
   return path.join(config.dataDir, "bin", "sluice-gateway");
@@ -54,16 +38,16 @@ export async function buildPortal(config: StackConfig, supervisor: Supervisor): 
   if (code !== 0) throw new StackError("Building the portal failed; see the [portal] lines above.");
 }
 
-/** Starts the three services and waits until each answers its health check. */
-export async function startServices(config: StackConfig, supervisor: Supervisor, infra: Infra, portalSettings: NodeJS.ProcessEnv): Promise<void> {
-  const brokers = infra.kafkaBrokers.join(",");
-  const common = { ...process.env, KAFKA_BROKERS: brokers, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
-
+/**
+ * Starts the three services and waits until each answers its health check.
+ * `portalOnly` is what only the portal may see (its secret key).
+ */
+export async function startServices(config: StackConfig, supervisor: Supervisor, infra: Infra, portalOnly: NodeJS.ProcessEnv): Promise<void> {
   const gateway = supervisor.start({
     name: "gateway",
     command: gatewayBinary(config),
     args: [],
-    env: { ...common, SLUICE_GATEWAY_ADDR: `${config.host}:${config.ports.gateway}` },
+    env: stackEnv(config, infra),
   });
 
   const bridge = supervisor.start({
@@ -71,7 +55,7 @@ export async function startServices(config: StackConfig, supervisor: Supervisor,
     command: process.execPath,
     args: ["--import", "tsx", "src/main.ts"],
     cwd: path.join(config.repoRoot, "apps/gateway-bridge"),
-    env: { ...common, DATABASE_URL: infra.databaseUrl, SLUICE_BRIDGE_ADDR: `${config.host}:${config.ports.bridge}` },
+    env: stackEnv(config, infra),
   });
 
   const portalDir = path.join(config.repoRoot, "apps/portal");
@@ -81,14 +65,7 @@ export async function startServices(config: StackConfig, supervisor: Supervisor,
     command: process.execPath,
     args: [nextBin, "start", "--hostname", config.host, "--port", String(config.ports.portal)],
     cwd: portalDir,
-    env: {
-      ...common,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...portalSettings,
-      SLUICE_GATEWAY_HEALTH_URL: `${url(config, config.ports.gateway)}/healthz`,
-      SLUICE_BRIDGE_HEALTH_URL: `${url(config, config.ports.bridge)}/healthz`,
-    },
+    env: stackEnv(config, infra, { NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...portalOnly }),
   });
 
   const ready = (what: string, proc: ManagedProcess, healthUrl: string) =>

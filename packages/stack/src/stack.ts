@@ -12,7 +12,8 @@ import { say } from "./log.ts";
 import { checkExternalPostgres, startEmbeddedPostgres } from "./postgres.ts";
 import { assertJava, assertPortsFree } from "./preflight.ts";
 import { preparePortal, portalSecretKey } from "./portal-prepare.ts";
-import { buildGateway, buildPortal, portalEnv, serviceUrls, startServices } from "./services.ts";
+import { buildGateway, buildPortal, serviceUrls, startServices } from "./services.ts";
+import { stackEnv } from "./stack-env.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 export function runDir(config: StackConfig): string {
@@ -46,14 +47,17 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   }
 
   const infra = { databaseUrl, kafkaBrokers };
-  const portalSettings = portalEnv(config, infra, portalSecretKey(config));
+  const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
   if (demo) await ensureDemoTopic(kafkaBrokers);
-  const { admin, signingKey, demo: demoApi } = await preparePortal(config, { ...portalSettings, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) });
+  const { admin, signingKey, demo: demoApi } = await preparePortal(
+    config,
+    stackEnv(config, infra, { ...portalOnly, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) }),
+  );
   if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
   if (demoApi?.kind === "created") say(`added the demo API "Demo vehicles" (${demoApi.endpointPath}) to the empty catalog`);
-  await startServices(config, supervisor, infra, portalSettings);
-  if (demo) startDemoFeeder(config, supervisor, kafkaBrokers);
+  await startServices(config, supervisor, infra, portalOnly);
+  if (demo) startDemoFeeder(config, supervisor, stackEnv(config, infra, { SLUICE_DEMO_TOPIC: DEMO_TOPIC }));
   const urls: StackUrls = {
     ...serviceUrls(config),
     databaseUrl,

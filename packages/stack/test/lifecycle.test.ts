@@ -1,7 +1,9 @@
 // The start command as a user meets it: clear one-line errors for what they can fix,
 // a stack that comes up healthy, stops on Ctrl-C without leaving a process behind,
-// keeps its data across restarts, and cleans up after a launcher killed with SIGKILL.
-// Runs the real CLI on its own ports and data dir, beside the test-runner's stack.
+// keeps its data across restarts, and cleans up after a launcher killed with SIGKILL;
+// and a first start with every port moved, whose every step finds the stack's
+// PostgreSQL and Kafka. Runs the real CLI on its own ports and data dirs, beside
+// the test-runner's stack.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -27,14 +29,33 @@ const PORTS = {
   SLUICE_KAFKA_CONTROLLER_PORT: "29093",
 };
 
+/** Every port moved off the dev, test and lifecycle defaults above. */
+const MOVED_DATA_DIR = path.join(REPO_ROOT, ".sluice/test-moved-ports");
+const MOVED_PORTS = {
+  SLUICE_PORTAL_PORT: "3400",
+  SLUICE_GATEWAY_PORT: "8480",
+  SLUICE_BRIDGE_PORT: "8490",
+  SLUICE_POSTGRES_PORT: "15450",
+  SLUICE_KAFKA_PORT: "19192",
+  SLUICE_KAFKA_CONTROLLER_PORT: "19193",
+};
+
+/** Where a CLI run keeps its data and listens. */
+interface Place {
+  dataDir: string;
+  ports: Record<string, string>;
+}
+
+const LIFECYCLE: Place = { dataDir: DATA_DIR, ports: PORTS };
+
 interface Run {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
 }
 
-function startCli(profile: "dev" | "test", env: NodeJS.ProcessEnv = {}): Run {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...PORTS, SLUICE_DATA_DIR: DATA_DIR, ...env };
+function startCli(profile: "dev" | "test", env: NodeJS.ProcessEnv = {}, place: Place = LIFECYCLE): Run {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...place.ports, SLUICE_DATA_DIR: place.dataDir, ...env };
   // The runner's stack exports these; a test decides for itself whether they are set.
   if (!("DATABASE_URL" in env)) delete childEnv.DATABASE_URL;
   if (!("KAFKA_BROKERS" in env)) delete childEnv.KAFKA_BROKERS;
@@ -59,8 +80,8 @@ async function expectCleanFailure(run: Run, expected: RegExp): Promise<string> {
   return out;
 }
 
-async function waitReady(run: Run): Promise<StackUrls> {
-  const file = path.join(DATA_DIR, "run/stack.json");
+async function waitReady(run: Run, place: Place = LIFECYCLE): Promise<StackUrls> {
+  const file = path.join(place.dataDir, "run/stack.json");
   let exited = false;
   void run.exited.then(() => (exited = true));
   const deadline = Date.now() + 10 * 60_000;
@@ -72,22 +93,22 @@ async function waitReady(run: Run): Promise<StackUrls> {
   assert.fail(`the stack did not become ready:\n${run.output()}`);
 }
 
-function trackedPids(): number[] {
-  return JSON.parse(readFileSync(path.join(DATA_DIR, "run/pids.json"), "utf8")).map((r: { pid: number }) => r.pid);
+function trackedPids(place: Place = LIFECYCLE): number[] {
+  return JSON.parse(readFileSync(path.join(place.dataDir, "run/pids.json"), "utf8")).map((r: { pid: number }) => r.pid);
 }
 
-async function assertNothingLeft(pids: number[]): Promise<void> {
+async function assertNothingLeft(pids: number[], place: Place = LIFECYCLE): Promise<void> {
   const alive = pids.filter(isAlive);
-  const using = processesUsing(DATA_DIR);
+  const using = processesUsing(place.dataDir);
   assert.deepEqual([...alive, ...using], [], "processes left running after the stack stopped");
 }
 
-async function stopWithCtrlC(run: Run): Promise<void> {
-  const pids = trackedPids();
+async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE): Promise<void> {
+  const pids = trackedPids(place);
   assert.ok(pids.length >= 5, `expected postgres, kafka, gateway, bridge and portal pids, got ${pids}`);
   run.child.kill("SIGINT");
   assert.equal(await run.exited, 130, run.output());
-  await assertNothingLeft(pids);
+  await assertNothingLeft(pids, place);
 }
 
 async function healthy(urls: StackUrls): Promise<void> {
@@ -174,5 +195,47 @@ describe("./sluice start", { concurrency: false }, () => {
     assert.deepEqual(orphans.filter(isAlive), [], "the next start stopped what the killed launcher left");
     assert.match(third.output(), /left running by an earlier start/);
     await stopWithCtrlC(third);
+  });
+});
+
+// Found when a new user started the stack on other ports: the portal's prepare
+// step was not given the stack's Kafka and fell back to 127.0.0.1:9092. The dev
+// profile on a fresh data dir runs every step (the demo API, which checks its
+// topic in Kafka, and the demo feeder included), so each must find the stack.
+describe("./sluice start with every port moved", { concurrency: false }, () => {
+  const place: Place = { dataDir: MOVED_DATA_DIR, ports: MOVED_PORTS };
+  rmSync(MOVED_DATA_DIR, { recursive: true, force: true });
+  after(() => rmSync(MOVED_DATA_DIR, { recursive: true, force: true }));
+
+  test("a fresh dev stack comes up on the moved ports, serves, and stops cleanly", async () => {
+    const run = startCli("dev", { SLUICE_DEMO: "1" }, place);
+    const urls = await waitReady(run, place);
+    const host = "http://127.0.0.1:";
+    assert.deepEqual(
+      [urls.portal, urls.gateway, urls.bridge, urls.kafkaBrokers, new URL(urls.databaseUrl).port],
+      [host + MOVED_PORTS.SLUICE_PORTAL_PORT, host + MOVED_PORTS.SLUICE_GATEWAY_PORT, host + MOVED_PORTS.SLUICE_BRIDGE_PORT, [`127.0.0.1:${MOVED_PORTS.SLUICE_KAFKA_PORT}`], MOVED_PORTS.SLUICE_POSTGRES_PORT],
+    );
+    await healthy(urls);
+    const ready = await fetch(`${urls.gateway}/readyz`);
+    assert.equal(ready.status, 200, "the gateway has read the catalog from the stack's Kafka");
+    assert.match(run.output(), /added the demo API "Demo vehicles"/, "the prepare step documented the demo topic it found in the stack's Kafka");
+    const admin = kafkaAdmin(urls.kafkaBrokers);
+    await admin.connect();
+    try {
+      const topics = await admin.listTopics();
+      assert.ok(topics.includes("demo-vehicles"), `the demo topic is in the stack's Kafka: ${topics}`);
+      assert.ok(topics.includes("__sluice_catalog"), `the bridge published the catalog to the stack's Kafka: ${topics}`);
+      // The demo feeder writes to the stack's Kafka too.
+      const offsets = await admin.fetchTopicOffsets("demo-vehicles");
+      let fed = false;
+      for (let i = 0; i < 60 && !fed; i++) {
+        fed = (await admin.fetchTopicOffsets("demo-vehicles")).some((o) => Number(o.high) > 0);
+        if (!fed) await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.ok(fed, `the demo feeder produced to the stack's Kafka: ${JSON.stringify(offsets)}`);
+    } finally {
+      await admin.disconnect();
+    }
+    await stopWithCtrlC(run, place);
   });
 });

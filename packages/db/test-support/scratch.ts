@@ -1,8 +1,10 @@
 // Throwaway databases for tests that need an empty, migrated install of their
 // own (first-admin rules, the bridge's outbox), on the server of a given URL.
+// Test support only: outside src/ and imported as @sluice/db/test-support/scratch,
+// so nothing at runtime depends on it.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { migrateDatabase } from "./migrate.ts";
+import { migrateDatabase } from "../src/migrate.ts";
 
 export interface ScratchDatabase {
   /** The URL of the new database. */

@@ -1,0 +1,38 @@
+// The one place where the stack's addresses become environment variables. Every
+// step and service the launcher runs once PostgreSQL and Kafka are up (the
+// portal's prepare step, the gateway, the bridge, the portal, the demo feeder)
+// gets its environment from stackEnv, so none of them can fall back to a default
+// address (127.0.0.1:9092, :5432, :8080) when the stack listens elsewhere.
+import type { StackConfig } from "./config.ts";
+
+/** Where the stack's PostgreSQL and Kafka are: embedded/local, or external. */
+export interface Infra {
+  databaseUrl: string;
+  kafkaBrokers: string[];
+}
+
+export const serviceUrl = (config: StackConfig, port: number) => `http://${config.host}:${port}`;
+
+/**
+ * stackEnv is the environment of a child the launcher runs for the stack: the
+ * launcher's own environment, overridden by where this stack's PostgreSQL,
+ * Kafka, gateway, bridge and portal are. Each service reads the variables it
+ * knows and ignores the rest. The public URLs are the only settings an explicit
+ * variable may override (a proxy in front of the stack). `extra` adds what only
+ * one child should see (the portal's secret key, the demo topic).
+ */
+export function stackEnv(config: StackConfig, infra: Infra, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: infra.databaseUrl,
+    KAFKA_BROKERS: infra.kafkaBrokers.join(","),
+    KAFKAJS_NO_PARTITIONER_WARNING: "1",
+    SLUICE_GATEWAY_ADDR: `${config.host}:${config.ports.gateway}`,
+    SLUICE_BRIDGE_ADDR: `${config.host}:${config.ports.bridge}`,
+    SLUICE_GATEWAY_HEALTH_URL: `${serviceUrl(config, config.ports.gateway)}/healthz`,
+    SLUICE_BRIDGE_HEALTH_URL: `${serviceUrl(config, config.ports.bridge)}/healthz`,
+    SLUICE_PORTAL_PUBLIC_URL: process.env.SLUICE_PORTAL_PUBLIC_URL ?? serviceUrl(config, config.ports.portal),
+    SLUICE_GATEWAY_PUBLIC_URL: process.env.SLUICE_GATEWAY_PUBLIC_URL ?? serviceUrl(config, config.ports.gateway),
+    ...extra,
+  };
+}
