@@ -2,7 +2,7 @@
 // (streaming_apis_* constraints); these give the message naming the field first.
 import { z } from "zod";
 
-import { pageQuery } from "../api/pagination";
+import { pageQuery } from "../pagination";
 
 export const API_VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$/;
 export const TAG = /^[a-z0-9][a-z0-9._-]{0,39}$/;

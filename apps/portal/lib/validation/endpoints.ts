@@ -4,7 +4,7 @@
 import { OPERATIONS } from "@sluice/db";
 import { z } from "zod";
 
-import { pageQuery } from "../api/pagination";
+import { pageQuery } from "../pagination";
 import { buildPath, keyProblem, paramProblem, parseEndpointPath, PathError, topicProblem } from "../catalog/endpoint-path";
 import type { FieldError } from "../errors";
 import { description } from "./apis";

@@ -7,7 +7,7 @@ import { getApi } from "../../domain/apis/get-api";
 import { listApis } from "../../domain/apis/list-apis";
 import { updateApi } from "../../domain/apis/update-api";
 import { createApiInput, listApisQuery, updateApiInput } from "../../validation/apis";
-import { pageSchema } from "../pagination";
+import { pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
 import { timestamp, uuidParam } from "../schemas";
 

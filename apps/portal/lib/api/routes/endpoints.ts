@@ -8,7 +8,7 @@ import { getEndpoint } from "../../domain/endpoints/get-endpoint";
 import { listEndpoints } from "../../domain/endpoints/list-endpoints";
 import { updateEndpoint } from "../../domain/endpoints/update-endpoint";
 import { createEndpointInput, listEndpointsQuery, PAYLOAD_FORMATS, updateEndpointInput } from "../../validation/endpoints";
-import { pageSchema } from "../pagination";
+import { pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
 import { timestamp, uuidParam } from "../schemas";
 

@@ -4,7 +4,7 @@ import { apiKeys } from "@sluice/db";
 
 import type { Actor } from "../../auth/actor";
 import { randomToken, sha256 } from "../../auth/secrets";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { forbidden } from "../../errors";
 import { parseInput } from "../../validation/parse";

@@ -3,7 +3,7 @@
 import { streamingApis } from "@sluice/db";
 
 import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
 import { createApiInput } from "../../validation/apis";

@@ -5,7 +5,7 @@ import { asc, eq } from "drizzle-orm";
 
 import { requireRole, type Actor } from "../../auth/actor";
 import { endpointTombstone } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 

@@ -3,7 +3,7 @@
 import { streamingApis } from "@sluice/db";
 import { and, arrayContains, asc, ilike, or, sql, type SQL } from "drizzle-orm";
 
-import { decodeCursor, pageOf } from "../../api/pagination";
+import { decodeCursor, pageOf } from "../../pagination";
 import { requireRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { parseInput } from "../../validation/parse";

@@ -2,7 +2,7 @@ import { apps } from "@sluice/db";
 
 import type { Actor } from "../../auth/actor";
 import { appRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
 import { parseInput } from "../../validation/parse";

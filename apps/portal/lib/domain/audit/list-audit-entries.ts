@@ -1,7 +1,7 @@
 import { auditLog } from "@sluice/db";
 import { and, desc, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
 
-import { pageOf } from "../../api/pagination";
+import { pageOf } from "../../pagination";
 import { requireRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { invalid } from "../../errors";

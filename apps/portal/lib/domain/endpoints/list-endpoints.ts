@@ -3,7 +3,7 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { and, asc, eq, gt, ilike, or, type SQL } from "drizzle-orm";
 
-import { decodeCursor, pageOf } from "../../api/pagination";
+import { decodeCursor, pageOf } from "../../pagination";
 import { requireRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";

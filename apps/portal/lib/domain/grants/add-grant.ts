@@ -5,7 +5,7 @@
 import { appGrants } from "@sluice/db";
 
 import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { conflict, translateConstraint } from "../../errors";
 import { parseInput } from "../../validation/parse";

@@ -4,7 +4,7 @@ import { appGrants } from "@sluice/db";
 import { and, eq } from "drizzle-orm";
 
 import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 import { loadApp } from "../apps/load-app";

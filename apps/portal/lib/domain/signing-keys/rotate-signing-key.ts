@@ -6,7 +6,7 @@ import { eq, sql } from "drizzle-orm";
 
 import { requireRole, type Actor } from "../../auth/actor";
 import { signingKeyRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { expireRetiredSigningKeys } from "./expire-retired-signing-keys";
 import { generateSigningKey, SIGNING_KEY_LOCK } from "./generate-signing-key";

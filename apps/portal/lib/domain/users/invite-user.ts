@@ -3,7 +3,7 @@
 import { users } from "@sluice/db";
 
 import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
 import { parseInput } from "../../validation/parse";

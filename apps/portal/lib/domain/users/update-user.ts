@@ -5,7 +5,7 @@ import { and, count, eq, isNull, ne, sql } from "drizzle-orm";
 
 import { requireRole, type Actor } from "../../auth/actor";
 import { deleteUserSessions } from "../../auth/sessions";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { conflict, notFound } from "../../errors";
 import { parseInput } from "../../validation/parse";
