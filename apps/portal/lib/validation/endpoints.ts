@@ -52,6 +52,9 @@ export const listEndpointsQuery = pageQuery.extend({
   q: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Searches path and description (case-insensitive)"),
 });
 
+/** ListEndpointsQuery is listEndpointsQuery after parsing: what the domain function takes, already validated. */
+export type ListEndpointsQuery = z.output<typeof listEndpointsQuery>;
+
 export type CreateEndpointInput = z.output<typeof createEndpointInput>;
 export type UpdateEndpointInput = z.output<typeof updateEndpointInput>;
 
