@@ -11,7 +11,7 @@ import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
 import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
-import { type UpdateEndpointInput, type EndpointDraft, type PayloadFormat } from "../../validation/endpoints";
+import type { EndpointDraft, PayloadFormat, UpdateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
