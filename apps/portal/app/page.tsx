@@ -6,7 +6,7 @@ import { StackStatus } from "@/components/stack-status";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { hasRole, type Actor } from "@/lib/auth/actor";
+import { hasRole, type AuthorizedActor } from "@/lib/auth/actor";
 import { currentActor } from "@/lib/auth/current-user";
 import { gatewayPublicUrl } from "@/lib/config";
 import { getDb } from "@/lib/db";
@@ -21,7 +21,7 @@ export default async function HomePage() {
 }
 
 /** Signed in: what Sluice is, the APIs, and the three steps from here to live data. */
-async function CatalogHome({ actor }: { actor: Actor }) {
+async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
   const page = await listApis({ db: getDb(), actor, query: { limit: 9 } });
   const canEdit = hasRole(actor, "editor");
   const steps = [

@@ -1,6 +1,6 @@
 import Link from "next/link";
 
-import { signOutAction } from "@/app/login/actions";
+import { signOutAction } from "@/lib/actions/sign-out";
 import { hasRole } from "@/lib/auth/actor";
 import { currentActor } from "@/lib/auth/current-user";
 

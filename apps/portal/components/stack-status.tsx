@@ -1,5 +1,5 @@
 import { probeHealth } from "@/lib/probe-health";
-import { bridgeHealthUrl, gatewayHealthUrl } from "@/lib/stack-config";
+import { bridgeHealthUrl, gatewayHealthUrl } from "@/lib/config";
 
 import { StatusItem } from "./status-item";
 

@@ -49,6 +49,16 @@ export function portalPublicUrl(): string {
   return env("SLUICE_PORTAL_PUBLIC_URL") ?? "http://127.0.0.1:3000";
 }
 
+/** Where the portal probes the gateway's health for the status bar (server-side, so a private address works). */
+export function gatewayHealthUrl(): string {
+  return env("SLUICE_GATEWAY_HEALTH_URL") ?? "http://127.0.0.1:8080/healthz";
+}
+
+/** Where the portal probes the gateway bridge's health for the status bar. */
+export function bridgeHealthUrl(): string {
+  return env("SLUICE_BRIDGE_HEALTH_URL") ?? "http://127.0.0.1:8090/healthz";
+}
+
 /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
 export function trustProxy(): boolean {
   return env("SLUICE_TRUST_PROXY") === "1";

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { users } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { actorFromUser } from "../lib/auth/actor";
+import { actorFromUser, authorize } from "../lib/auth/actor";
 import { lookupSession } from "../lib/auth/sessions";
 import { completeAccountLink } from "../lib/domain/users/complete-account-link";
 import { ensureFirstAdmin } from "../lib/domain/users/ensure-first-admin";
@@ -77,15 +77,16 @@ describe("users", () => {
     const db = await scratchDatabase(t);
     await ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: TEST_PASSWORD } });
     const [adminRow] = await db.select().from(users).where(eq(users.email, "ops@example.com"));
-    const admin = actorFromUser(adminRow!, { kind: "session" });
+    const admin = authorize(actorFromUser(adminRow!, { kind: "session" }), "admin");
 
-    const { user, inviteUrl } = await inviteUser({ db, actor: admin, input: { email: "bob@example.com", role: "viewer" } });
+    const { user, inviteUrl } = await inviteUser({ db, actor: admin, input: { email: "bob@example.com", displayName: "", role: "viewer" } });
     await rejects(signIn({ db, input: { email: "bob@example.com", password: TEST_PASSWORD }, ip: "10.0.0.4" }), 401);
     await completeAccountLink({ db, token: tokenOf(inviteUrl), input: { password: TEST_PASSWORD } });
     await signIn({ db, input: { email: "bob@example.com", password: TEST_PASSWORD }, ip: "10.0.0.4" });
     await rejects(completeAccountLink({ db, token: tokenOf(inviteUrl), input: { password: TEST_PASSWORD } }), 404);
 
-    await rejects(updateUser({ db, actor: actorFromUser(user, { kind: "session" }), userId: adminRow!.id, input: { role: "viewer" } }), 403);
+    // A viewer's call to updateUser stops at the role check every caller makes to get an admin actor.
+    await rejects((async () => updateUser({ db, actor: authorize(actorFromUser(user, { kind: "session" }), "admin"), userId: adminRow!.id, input: { role: "viewer" } }))(), 403);
     await rejects(updateUser({ db, actor: admin, userId: adminRow!.id, input: { role: "viewer" } }), 409, "role");
     await rejects(updateUser({ db, actor: admin, userId: adminRow!.id, input: { disabled: true } }), 409, "disabled");
     await updateUser({ db, actor: admin, userId: user.id, input: { role: "admin" } });

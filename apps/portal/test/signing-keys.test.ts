@@ -10,7 +10,7 @@ import { apps, appGrants, auditLog, catalogOutbox, issuedTokens, signingKeys, us
 import { asc, eq, like } from "drizzle-orm";
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 
-import { actorFromUser } from "../lib/auth/actor";
+import { actorFromUser, authorize } from "../lib/auth/actor";
 import { secretKey } from "../lib/config";
 import { open } from "../lib/crypto/secret-box";
 import { ensureSigningKey } from "../lib/domain/signing-keys/ensure-signing-key";
@@ -28,10 +28,10 @@ const keyRecords = (database: Database) =>
 async function install(t: Parameters<typeof scratchDatabase>[0]) {
   const scratch = await scratchDatabase(t);
   const [user] = await scratch.insert(users).values({ email: "admin@example.com", role: "admin", passwordHash: "x" }).returning();
-  const actor = actorFromUser(user!, { kind: "session" });
+  const actor = authorize(actorFromUser(user!, { kind: "session" }), "admin");
   const [app] = await scratch.insert(apps).values({ name: "App", ownerId: user!.id }).returning();
   await scratch.insert(appGrants).values({ appId: app!.id, endpointPattern: "/t/*", operations: ["subscribe"] });
-  const mint = (encryptionKey?: Buffer) => mintToken({ db: scratch, actor, appId: app!.id, input: { permissions: { sub: ["/t/a"] }, lifetimeSeconds: 60 }, encryptionKey });
+  const mint = (encryptionKey?: Buffer) => mintToken({ db: scratch, actor, appId: app!.id, input: { permissions: { sub: ["/t/a"] }, lifetimeSeconds: 60, description: "" }, encryptionKey });
   return { scratch, actor, app: app!, mint };
 }
 

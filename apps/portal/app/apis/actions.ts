@@ -10,7 +10,9 @@ import { updateApi } from "@/lib/domain/apis/update-api";
 import { createEndpoint } from "@/lib/domain/endpoints/create-endpoint";
 import { deleteEndpoint } from "@/lib/domain/endpoints/delete-endpoint";
 import { updateEndpoint } from "@/lib/domain/endpoints/update-endpoint";
-import { splitTags } from "@/lib/validation/apis";
+import { AppError } from "@/lib/errors";
+import { createApiInput, splitTags, updateApiInput } from "@/lib/validation/apis";
+import { createEndpointInput, updateEndpointInput } from "@/lib/validation/endpoints";
 
 import { foldFieldErrors } from "./form-errors";
 import type { FormState } from "@/lib/actions/form-state";
@@ -30,8 +32,8 @@ async function withValues(form: FormData, run: () => Promise<FormState>): Promis
 export async function createApiAction(_prev: FormState, form: FormData): Promise<FormState> {
   let id = "";
   const state = await withValues(form, () =>
-    runFormAction(form, "editor", async ({ db, actor }) => {
-      id = (await createApi({ db, actor, input: apiInput(form) })).id;
+    runFormAction(form, { role: "editor", read: apiInput, schema: createApiInput }, async ({ db, actor, input }) => {
+      id = (await createApi({ db, actor, input })).id;
     }),
   );
   if (state.ok) {
@@ -44,8 +46,8 @@ export async function createApiAction(_prev: FormState, form: FormData): Promise
 export async function updateApiAction(_prev: FormState, form: FormData): Promise<FormState> {
   const apiId = text(form, "apiId");
   const state = await withValues(form, () =>
-    runFormAction(form, "editor", async ({ db, actor }) => {
-      await updateApi({ db, actor, apiId, input: apiInput(form) });
+    runFormAction(form, { role: "editor", read: apiInput, schema: updateApiInput }, async ({ db, actor, input }) => {
+      await updateApi({ db, actor, apiId, input });
     }),
   );
   if (state.ok) {
@@ -66,7 +68,11 @@ export async function deleteApiAction(_prev: FormState, form: FormData): Promise
   return state;
 }
 
-/** The endpoint form: one key input that takes an exact key or `{param}`; schema and examples as JSON text. */
+/**
+ * The endpoint form: one key input that takes an exact key or `{param}`; schema and
+ * examples as JSON text. JSON that does not parse is refused here, naming its field,
+ * before the schema sees the rest.
+ */
 function endpointInput(form: FormData, { editing }: { editing: boolean }) {
   const errors: Record<string, string> = {};
   const keyText = text(form, "key").trim();
@@ -92,7 +98,9 @@ function endpointInput(form: FormData, { editing }: { editing: boolean }) {
     description: text(form, "description"),
     examples,
   };
-  return { input, errors };
+  const fieldErrors = Object.entries(errors).map(([field, message]) => ({ field, message }));
+  if (fieldErrors.length) throw new AppError("validation_failed", 422, "Please fix the fields marked below.", fieldErrors);
+  return input;
 }
 
 export async function saveEndpointAction(_prev: FormState, form: FormData): Promise<FormState> {
@@ -100,12 +108,13 @@ export async function saveEndpointAction(_prev: FormState, form: FormData): Prom
   const endpointId = text(form, "endpointId");
   let savedId = endpointId;
   const state = await withValues(form, () =>
-    runFormAction(form, "editor", async ({ db, actor }) => {
-      const { input, errors } = endpointInput(form, { editing: Boolean(endpointId) });
-      if (Object.keys(errors).length) return { ok: false, message: "Please fix the fields marked below.", fieldErrors: errors };
-      if (endpointId) await updateEndpoint({ db, actor, endpointId, input });
-      else savedId = (await createEndpoint({ db, actor, apiId, input })).id;
-    }),
+    endpointId
+      ? runFormAction(form, { role: "editor", read: (f) => endpointInput(f, { editing: true }), schema: updateEndpointInput }, async ({ db, actor, input }) => {
+          await updateEndpoint({ db, actor, endpointId, input });
+        })
+      : runFormAction(form, { role: "editor", read: (f) => endpointInput(f, { editing: false }), schema: createEndpointInput }, async ({ db, actor, input }) => {
+          savedId = (await createEndpoint({ db, actor, apiId, input })).id;
+        }),
   );
   if (state.ok) {
     revalidatePath(`/apis/${apiId}`);

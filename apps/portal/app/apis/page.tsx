@@ -11,6 +11,8 @@ import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { listApis, listApiTags } from "@/lib/domain/apis/list-apis";
 import { AppError } from "@/lib/errors";
+import { listApisQuery } from "@/lib/validation/apis";
+import { parseInput } from "@/lib/validation/parse";
 
 export const metadata: Metadata = { title: "Catalog · Sluice" };
 
@@ -22,7 +24,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
   const db = getDb();
   const query = { q: params.q || undefined, tag: params.tag || undefined, cursor: params.cursor || undefined, limit: 24 };
   const [page, tags] = await Promise.all([
-    listApis({ db, actor, query }).catch((err) => {
+    (async () => listApis({ db, actor, query: parseInput(listApisQuery, query) }))().catch((err) => {
       if (err instanceof AppError && err.status === 422) return { items: [], nextCursor: null, error: err.message };
       throw err;
     }),

@@ -13,16 +13,17 @@ import { removeGrant } from "@/lib/domain/grants/remove-grant";
 import { mintToken } from "@/lib/domain/tokens/mint-token";
 import { revokeAllTokens } from "@/lib/domain/tokens/revoke-all-tokens";
 import { revokeToken } from "@/lib/domain/tokens/revoke-token";
-
-
+import { addGrantInput, createAppInput, updateAppInput } from "@/lib/validation/apps";
+import { mintTokenInput } from "@/lib/validation/tokens";
 
 const text = (form: FormData, name: string) => String(form.get(name) ?? "");
+const appInput = (form: FormData) => ({ name: text(form, "name"), description: text(form, "description") });
 const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 export async function createAppAction(_prev: FormState, form: FormData): Promise<FormState> {
   let appId: string | undefined;
-  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
-    const app = await createApp({ db, actor, input: { name: text(form, "name"), description: text(form, "description") } });
+  const state = await runFormAction(form, { role: "viewer", read: appInput, schema: createAppInput }, async ({ db, actor, input }) => {
+    const app = await createApp({ db, actor, input });
     appId = app!.id;
   });
   if (state.ok && appId) {
@@ -34,8 +35,8 @@ export async function createAppAction(_prev: FormState, form: FormData): Promise
 
 export async function updateAppAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
-  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
-    await updateApp({ db, actor, appId, input: { name: text(form, "name"), description: text(form, "description") } });
+  const state = await runFormAction(form, { role: "viewer", read: appInput, schema: updateAppInput }, async ({ db, actor, input }) => {
+    await updateApp({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: "App saved." };
   });
@@ -55,8 +56,9 @@ export async function deleteAppAction(_prev: FormState, form: FormData): Promise
 
 export async function addGrantAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
-  const state = await runFormAction(form, "editor", async ({ db, actor }) => {
-    const grant = await addGrant({ db, actor, appId, input: { endpointPattern: text(form, "endpointPattern").trim(), operations: form.getAll("operations").map(String) } });
+  const read = (f: FormData) => ({ endpointPattern: text(f, "endpointPattern").trim(), operations: f.getAll("operations").map(String) });
+  const state = await runFormAction(form, { role: "editor", read, schema: addGrantInput }, async ({ db, actor, input }) => {
+    const grant = await addGrant({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: `Granted ${grant!.endpointPattern}.` };
   });
@@ -79,13 +81,9 @@ export async function mintTokenAction(_prev: FormState, form: FormData): Promise
   const pub = list(values.pub);
   // A pattern chosen for both operations becomes one `all` entry.
   const permissions = { sub: sub.filter((p) => !pub.includes(p)), pub: pub.filter((p) => !sub.includes(p)), all: sub.filter((p) => pub.includes(p)) };
-  const state = await runFormAction(form, "viewer", async ({ db, actor }) => {
-    const { token } = await mintToken({
-      db,
-      actor,
-      appId,
-      input: { permissions, lifetimeSeconds: Number(text(form, "lifetimeSeconds")), description: text(form, "tokenDescription") },
-    });
+  const read = (f: FormData) => ({ permissions, lifetimeSeconds: Number(text(f, "lifetimeSeconds")), description: text(f, "tokenDescription") });
+  const state = await runFormAction(form, { role: "viewer", read, schema: mintTokenInput }, async ({ db, actor, input }) => {
+    const { token } = await mintToken({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: "Token minted.", secret: token };
   });

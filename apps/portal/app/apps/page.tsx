@@ -7,7 +7,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
 import { Table, Td, Th } from "@/components/ui/table";
-import { DEFAULT_PAGE_SIZE } from "@/lib/api/pagination";
+import { DEFAULT_PAGE_SIZE } from "@/lib/pagination";
 import { hasRole } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";

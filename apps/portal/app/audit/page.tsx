@@ -8,7 +8,7 @@ import { TextField } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
 import { Table, Td, Th } from "@/components/ui/table";
-import { decodeCursor, DEFAULT_PAGE_SIZE } from "@/lib/api/pagination";
+import { decodeCursor, DEFAULT_PAGE_SIZE } from "@/lib/pagination";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { listAuditEntries } from "@/lib/domain/audit/list-audit-entries";

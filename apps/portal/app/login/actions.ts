@@ -1,12 +1,11 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { cookies, headers } from "next/headers";
+import { headers } from "next/headers";
 
 import type { FormState } from "@/lib/actions/form-state";
 import { formObject, fromAppError } from "@/lib/actions/run-form-action";
-import { clearSessionCookie, clientIp, setSessionCookie } from "@/lib/auth/current-user";
-import { deleteSession, SESSION_COOKIE } from "@/lib/auth/sessions";
+import { clientIp, setSessionCookie } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { signIn } from "@/lib/domain/users/sign-in";
 import { AppError } from "@/lib/errors";
@@ -35,11 +34,4 @@ export async function signInAction(_prev: FormState, form: FormData): Promise<Fo
     throw err;
   }
   redirect(safeNext(form.get("next")));
-}
-
-export async function signOutAction(): Promise<void> {
-  const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (token) await deleteSession({ db: getDb(), token });
-  await clearSessionCookie();
-  redirect("/login");
 }

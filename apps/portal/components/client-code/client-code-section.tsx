@@ -4,14 +4,14 @@
 // the downloads use, so what is shown is what is downloaded.
 import type { LanguageId } from "@sluice/codegen";
 
-import type { Actor } from "@/lib/auth/actor";
+import type { AuthorizedActor } from "@/lib/auth/actor";
 import { loadCodegen } from "@/lib/codegen";
 import { getDb } from "@/lib/db";
 import { getApiDocument } from "@/lib/domain/asyncapi/get-api-document";
 
 import { SnippetTabs, type LanguageSnippet } from "./snippet-tabs";
 
-export async function ClientCodeSection({ actor, apiId, channel }: { actor: Actor; apiId: string; channel?: string }) {
+export async function ClientCodeSection({ actor, apiId, channel }: { actor: AuthorizedActor; apiId: string; channel?: string }) {
   const { document } = await getApiDocument({ db: getDb(), actor, apiId });
   const { languages, snippet } = await loadCodegen();
   // On the API's page the snippet shows the first endpoint; each endpoint's page shows its own.

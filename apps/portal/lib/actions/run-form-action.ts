@@ -1,24 +1,33 @@
 // The one wrapper every server action goes through: a signed-in session, the
-// session's CSRF token echoed in the form, at least the given role; domain
-// errors become form state naming the fields. Next.js also rejects server
-// actions whose Origin differs from the host; the token is a second, explicit line.
+// session's CSRF token echoed in the form, at least the given role, then the
+// form's input parsed with its schema; domain errors become form state naming
+// the fields. The role check and the parsing happen here once: the domain
+// function takes the authorized actor and the typed input as they are. Next.js
+// also rejects server actions whose Origin differs from the host; the token is
+// a second, explicit line.
 import { unstable_rethrow } from "next/navigation";
+import type { z } from "zod";
 
-import { hasRole, actorFromUser, type Actor, type Role } from "../auth/actor";
+import { actorFromUser, tryAuthorize, type AuthorizedActor, type Role } from "../auth/actor";
 import { currentSession } from "../auth/current-user";
 import { constantTimeEqual } from "../auth/secrets";
 import { getDb, type Database } from "../db";
 import { AppError } from "../errors";
+import { parseInput } from "../validation/parse";
 import { CSRF_FIELD } from "./csrf-field";
 import type { FormState } from "./form-state";
 
 export { CSRF_FIELD };
 
-export async function runFormAction(
+/** FormRule says who may submit a form and, for a form with input, how to read it and its schema. */
+export type FormRule<R extends Role, S extends z.ZodType> = R | { role: R; read: (form: FormData) => unknown; schema: S };
+
+export async function runFormAction<R extends Role, S extends z.ZodType = z.ZodNever>(
   form: FormData,
-  least: Role,
-  run: (ctx: { actor: Actor; db: Database }) => Promise<FormState | void>,
+  rule: FormRule<R, S>,
+  run: (ctx: { actor: AuthorizedActor<R>; db: Database; input: z.output<S> }) => Promise<FormState | void>,
 ): Promise<FormState> {
+  const least = typeof rule === "string" ? rule : rule.role;
   const values = formObject(form);
   const session = await currentSession();
   if (!session) return { ok: false, message: "Your session has ended. Sign in again.", values };
@@ -26,10 +35,13 @@ export async function runFormAction(
   if (typeof sent !== "string" || !constantTimeEqual(sent, session.csrfToken)) {
     return { ok: false, message: "This form has expired (security token mismatch). Reload the page and try again.", values };
   }
-  const actor = actorFromUser(session.user, { kind: "session" });
-  if (!hasRole(actor, least)) return { ok: false, message: `This needs the ${least} role.`, values };
+  // The one role check of a server action: the domain function takes the authorized actor as it is.
+  const actor = tryAuthorize(actorFromUser(session.user, { kind: "session" }), least);
+  if (!actor) return { ok: false, message: `This needs the ${least} role.`, values };
   try {
-    return (await run({ actor, db: getDb() })) ?? { ok: true };
+    // Read inside the try: a reader refuses what the schema cannot say (a JSON field that does not parse) with an AppError.
+    const input = typeof rule === "string" ? (undefined as never) : parseInput(rule.schema, rule.read(form));
+    return (await run({ actor, db: getDb(), input })) ?? { ok: true };
   } catch (err) {
     unstable_rethrow(err); // redirect() and notFound() are control flow, not failures
     if (err instanceof AppError) return { ...fromAppError(err), values };

@@ -1,15 +1,20 @@
 // One definition per management-API operation. The same definition routes the
 // request, checks the caller, validates input and describes the operation in the
-// OpenAPI document, so the document cannot drift from what the API does.
+// OpenAPI document, so the document cannot drift from what the API does. The
+// router does the role check and the parsing, once; the handler gets the typed
+// input and an AuthorizedActor of the route's role and passes both to the domain.
 import type { z } from "zod";
 
-import type { Actor, Role } from "../auth/actor";
+import type { AuthorizedActor, Role } from "../auth/actor";
 import type { Database } from "../db";
 
 export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
-export interface RouteContext<P, Q, B> {
-  actor: Actor;
+/** The caller as the router checked it: at least the route's role, or nobody for a public route. */
+export type RouteActor<A extends Role | "public"> = A extends Role ? AuthorizedActor<A> : undefined;
+
+export interface RouteContext<A extends Role | "public", P, Q, B> {
+  actor: RouteActor<A>;
   db: Database;
   params: P;
   query: Q;
@@ -20,6 +25,7 @@ export interface RouteContext<P, Q, B> {
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteDef<
+  A extends Role | "public" = Role | "public",
   PS extends z.ZodType | undefined = z.ZodType | undefined,
   QS extends z.ZodType | undefined = z.ZodType | undefined,
   BS extends z.ZodType | undefined = z.ZodType | undefined,
@@ -32,7 +38,7 @@ export interface RouteDef<
   description?: string;
   tag: string;
   /** The least role that may call it, or "public" for unauthenticated routes. */
-  auth: Role | "public";
+  auth: A;
   params?: PS;
   query?: QS;
   body?: BS;
@@ -45,14 +51,15 @@ export interface RouteDef<
    * A route with another type returns its own Response (the router only writes JSON).
    */
   responseContentType?: string;
-  handler: (ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>>) => Promise<unknown>;
+  handler: (ctx: RouteContext<A, Out<PS>, Out<QS>, Out<BS>>) => Promise<unknown>;
 }
 
-/** Keeps each route's handler typed by its own schemas. */
+/** Keeps each route's handler typed by its own role and schemas. */
 export function defineRoute<
+  A extends Role | "public",
   PS extends z.ZodType | undefined = undefined,
   QS extends z.ZodType | undefined = undefined,
   BS extends z.ZodType | undefined = undefined,
->(def: RouteDef<PS, QS, BS>): RouteDef {
+>(def: RouteDef<A, PS, QS, BS>): RouteDef {
   return def as unknown as RouteDef;
 }

@@ -6,7 +6,7 @@ import { cache } from "react";
 
 import { portalPublicUrl, trustProxy } from "../config";
 import { getDb } from "../db";
-import { actorFromUser, hasRole, type Actor, type Role } from "./actor";
+import { actorFromUser, authorize, tryAuthorize, type AuthorizedActor, type Role } from "./actor";
 import { lookupSession, SESSION_COOKIE, type SessionInfo } from "./sessions";
 
 /** Looked up once per request, however many components ask. */
@@ -16,23 +16,23 @@ export const currentSession = cache(async (): Promise<SessionInfo | undefined> =
   return lookupSession({ db: getDb(), token });
 });
 
-export async function currentActor(): Promise<Actor | undefined> {
+/** The signed-in actor, if any; every signed-in user is at least a viewer. */
+export async function currentActor(): Promise<AuthorizedActor | undefined> {
   const session = await currentSession();
-  return session && actorFromUser(session.user, { kind: "session" });
+  return session && authorize(actorFromUser(session.user, { kind: "session" }), "viewer");
 }
 
 /**
  * For pages: the signed-in actor with at least `least`; otherwise a redirect to
  * sign in (then back to the page asked for, as proxy.ts reports it) or the 403 page.
  */
-export async function pageActor(least: Role = "viewer", returnTo?: string): Promise<Actor> {
+export async function pageActor<R extends Role = "viewer">(least: R = "viewer" as R, returnTo?: string): Promise<AuthorizedActor<R>> {
   const actor = await currentActor();
   if (!actor) {
     const back = (await headers()).get("x-sluice-path") ?? returnTo;
     redirect(`/login${back && back !== "/" ? `?next=${encodeURIComponent(back)}` : ""}`);
   }
-  if (!hasRole(actor, least)) forbidden();
-  return actor;
+  return tryAuthorize(actor, least) ?? forbidden();
 }
 
 export async function setSessionCookie(token: string, expiresAt: Date): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Actor } from "./actor";
+import { authorize } from "./actor";
 
-/** The portal itself (first start, key generation); audited as "system". */
-export const SYSTEM_ACTOR: Actor = { userId: "", email: "system", role: "admin", via: { kind: "system" } };
+/** SYSTEM_ACTOR is the portal itself (first start, key generation, the demo API); audited as "system". */
+export const SYSTEM_ACTOR = authorize({ userId: "", email: "system", role: "admin", via: { kind: "system" } }, "admin");

@@ -2,7 +2,7 @@
 // (streaming_apis_* constraints); these give the message naming the field first.
 import { z } from "zod";
 
-import { pageQuery } from "../api/pagination";
+import { pageQuery } from "../pagination";
 
 export const API_VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$/;
 export const TAG = /^[a-z0-9][a-z0-9._-]{0,39}$/;
@@ -35,6 +35,9 @@ export const createApiInput = z.object({
   ownerId: z.uuid("must be a user id (UUID)").nullable().optional(),
 });
 
+/** CreateApiInput is createApiInput after parsing: what the domain function takes, already validated. */
+export type CreateApiInput = z.output<typeof createApiInput>;
+
 export const updateApiInput = z.object({
   name: apiName.optional(),
   version: apiVersion.optional(),
@@ -43,10 +46,16 @@ export const updateApiInput = z.object({
   ownerId: z.uuid("must be a user id (UUID)").nullable().optional(),
 });
 
+/** UpdateApiInput is updateApiInput after parsing: what the domain function takes, already validated. */
+export type UpdateApiInput = z.output<typeof updateApiInput>;
+
 export const listApisQuery = pageQuery.extend({
   q: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Searches name, description and tags (case-insensitive)"),
   tag: tag.optional().describe("Only APIs with this tag"),
 });
+
+/** ListApisQuery is listApisQuery after parsing: what the domain function takes, already validated. */
+export type ListApisQuery = z.output<typeof listApisQuery>;
 
 /** "prices, EU" → ["prices", "EU"]: the form's comma-separated tags as a list (validated by `tags`). */
 export function splitTags(text: string): string[] {

@@ -11,11 +11,17 @@ export const createAppInput = z.object({
   ownerId: z.uuid("must be a user id (UUID)").optional().describe("Editors and admins may create an app for someone else; default: you"),
 });
 
+/** CreateAppInput is createAppInput after parsing: what the domain function takes, already validated. */
+export type CreateAppInput = z.output<typeof createAppInput>;
+
 export const updateAppInput = z.object({
   name: appNameSchema.optional(),
   description: appDescriptionSchema.optional(),
   ownerId: z.uuid("must be a user id (UUID)").optional().describe("Editors and admins only"),
 });
+
+/** UpdateAppInput is updateAppInput after parsing: what the domain function takes, already validated. */
+export type UpdateAppInput = z.output<typeof updateAppInput>;
 
 const PARAMETER_SEGMENT = /(^|\/)\{[^/]*\}(\/|$)/;
 
@@ -45,3 +51,6 @@ export const addGrantInput = z.object({
   endpointPattern: grantPatternSchema.describe("An endpoint path (/orders/eu) or a wildcard (/prices/*, /*); stored in canonical form"),
   operations: operationsSchema,
 });
+
+/** AddGrantInput is addGrantInput after parsing: what the domain function takes, already validated. */
+export type AddGrantInput = z.output<typeof addGrantInput>;

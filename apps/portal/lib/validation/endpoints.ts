@@ -4,7 +4,7 @@
 import { OPERATIONS } from "@sluice/db";
 import { z } from "zod";
 
-import { pageQuery } from "../api/pagination";
+import { pageQuery } from "../pagination";
 import { buildPath, keyProblem, paramProblem, parseEndpointPath, PathError, topicProblem } from "../catalog/endpoint-path";
 import type { FieldError } from "../errors";
 import { description } from "./apis";
@@ -51,6 +51,9 @@ export const updateEndpointInput = z.object({
 export const listEndpointsQuery = pageQuery.extend({
   q: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Searches path and description (case-insensitive)"),
 });
+
+/** ListEndpointsQuery is listEndpointsQuery after parsing: what the domain function takes, already validated. */
+export type ListEndpointsQuery = z.output<typeof listEndpointsQuery>;
 
 export type CreateEndpointInput = z.output<typeof createEndpointInput>;
 export type UpdateEndpointInput = z.output<typeof updateEndpointInput>;

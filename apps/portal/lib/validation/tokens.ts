@@ -24,3 +24,6 @@ export const mintTokenInput = z.object({
     .describe("At most the portal's SLUICE_TOKEN_MAX_LIFETIME_SECONDS (default 90 days)"),
   description: z.string().trim().max(200, "must be at most 200 characters").default(""),
 });
+
+/** MintTokenInput is mintTokenInput after parsing: what the domain function takes, already validated. */
+export type MintTokenInput = z.output<typeof mintTokenInput>;

@@ -39,7 +39,13 @@ export const inviteUserInput = z.object({
   role: roleSchema,
 });
 
+/** InviteUserInput is inviteUserInput after parsing: what the domain function takes, already validated. */
+export type InviteUserInput = z.output<typeof inviteUserInput>;
+
 export const updateUserInput = z.object({
   role: roleSchema.optional(),
   disabled: z.boolean().optional(),
 });
+
+/** UpdateUserInput is updateUserInput after parsing: what the domain function takes, already validated. */
+export type UpdateUserInput = z.output<typeof updateUserInput>;

@@ -16,6 +16,8 @@ import { getApi } from "@/lib/domain/apis/get-api";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
 import { AppError } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
+import { listEndpointsQuery } from "@/lib/validation/endpoints";
+import { parseInput } from "@/lib/validation/parse";
 
 import { DeleteButton } from "../delete-button";
 import { loadOr404 } from "@/lib/load-or-404";
@@ -32,7 +34,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
   const db = getDb();
   const api = await loadOr404(() => getApi({ db, actor, apiId }));
   const query = { q: search.q || undefined, cursor: search.cursor || undefined, limit: 50 };
-  const page = await listEndpoints({ db, actor, apiId, query }).catch((err) => {
+  const page = await (async () => listEndpoints({ db, actor, apiId, query: parseInput(listEndpointsQuery, query) }))().catch((err) => {
     if (err instanceof AppError && err.status === 422) return { items: [], nextCursor: null, error: err.message };
     if (err instanceof AppError && err.status === 404) notFound();
     throw err;

@@ -9,7 +9,7 @@ import { listUsers } from "../../domain/users/list-users";
 import { updateUser } from "../../domain/users/update-user";
 import { inviteUserInput, updateUserInput } from "../../validation/users";
 import { defineRoute } from "../route";
-import { nullableTimestamp, timestamp, uuidParam } from "../schemas";
+import { nullableTimestamp, timestamp, uuid } from "../schemas";
 
 const role = z.enum(ROLES);
 
@@ -76,10 +76,10 @@ export const accountRoutes = [
     summary: "Revoke a personal API key (admins: anyone's)",
     tag: "Account",
     auth: "viewer",
-    params: uuidParam("keyId"),
+    params: z.object({ keyId: uuid }),
     response: null,
     handler: async ({ db, actor, params }) => {
-      await revokeApiKey({ db, actor, keyId: params.keyId as string });
+      await revokeApiKey({ db, actor, keyId: params.keyId });
     },
   }),
   defineRoute({
@@ -115,11 +115,11 @@ export const accountRoutes = [
     summary: "Change a user's role or disable the account",
     tag: "Users",
     auth: "admin",
-    params: uuidParam("userId"),
+    params: z.object({ userId: uuid }),
     body: updateUserInput,
     response: user,
     handler: async ({ db, actor, params, body }) => {
-      const row = await updateUser({ db, actor, userId: params.userId as string, input: body });
+      const row = await updateUser({ db, actor, userId: params.userId, input: body });
       return { ...row, invitationPending: row.passwordHash === null, passwordHash: undefined };
     },
   }),

@@ -7,9 +7,9 @@ import { getApi } from "../../domain/apis/get-api";
 import { listApis } from "../../domain/apis/list-apis";
 import { updateApi } from "../../domain/apis/update-api";
 import { createApiInput, listApisQuery, updateApiInput } from "../../validation/apis";
-import { pageSchema } from "../pagination";
+import { pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
-import { timestamp, uuidParam } from "../schemas";
+import { timestamp, uuid } from "../schemas";
 
 export const streamingApi = z
   .object({
@@ -26,7 +26,7 @@ export const streamingApi = z
   })
   .meta({ id: "StreamingApi" });
 
-const apiIdParam = uuidParam("apiId");
+const apiIdParam = z.object({ apiId: uuid });
 
 export const apiRoutes = [
   defineRoute({
@@ -63,7 +63,7 @@ export const apiRoutes = [
     auth: "viewer",
     params: apiIdParam,
     response: streamingApi,
-    handler: async ({ db, actor, params }) => getApi({ db, actor, apiId: params.apiId as string }),
+    handler: async ({ db, actor, params }) => getApi({ db, actor, apiId: params.apiId }),
   }),
   defineRoute({
     method: "PATCH",
@@ -76,7 +76,7 @@ export const apiRoutes = [
     params: apiIdParam,
     body: updateApiInput,
     response: streamingApi,
-    handler: async ({ db, actor, params, body }) => updateApi({ db, actor, apiId: params.apiId as string, input: body }),
+    handler: async ({ db, actor, params, body }) => updateApi({ db, actor, apiId: params.apiId, input: body }),
   }),
   defineRoute({
     method: "DELETE",
@@ -89,7 +89,7 @@ export const apiRoutes = [
     params: apiIdParam,
     response: null,
     handler: async ({ db, actor, params }) => {
-      await deleteApi({ db, actor, apiId: params.apiId as string });
+      await deleteApi({ db, actor, apiId: params.apiId });
     },
   }),
 ];

@@ -11,7 +11,7 @@ import { addGrant } from "../../domain/grants/add-grant";
 import { listGrants } from "../../domain/grants/list-grants";
 import { removeGrant } from "../../domain/grants/remove-grant";
 import { addGrantInput, createAppInput, updateAppInput } from "../../validation/apps";
-import { pageQuery, pageSchema } from "../pagination";
+import { pageQuery, pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
 import { nullableTimestamp, timestamp } from "../schemas";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import { documentFileName, getApiDocument } from "../../domain/asyncapi/get-api-document";
 import { defineRoute } from "../route";
-import { uuidParam } from "../schemas";
+import { uuid } from "../schemas";
 
 const map = <T extends z.ZodType>(value: T) => z.record(z.string(), value);
 
@@ -42,10 +42,10 @@ export const asyncApiRoutes = [
     description,
     tag: "AsyncAPI",
     auth: "viewer",
-    params: uuidParam("apiId"),
+    params: z.object({ apiId: uuid }),
     response: asyncApiDocument,
     handler: async ({ db, actor, params }) => {
-      const { api, document } = await getApiDocument({ db, actor, apiId: params.apiId as string });
+      const { api, document } = await getApiDocument({ db, actor, apiId: params.apiId });
       return download(JSON.stringify(document, null, 2), "application/json", documentFileName(api, "json"));
     },
   }),
@@ -57,11 +57,11 @@ export const asyncApiRoutes = [
     description,
     tag: "AsyncAPI",
     auth: "viewer",
-    params: uuidParam("apiId"),
+    params: z.object({ apiId: uuid }),
     response: z.string().describe("The same document as asyncapi.json, in YAML"),
     responseContentType: "application/yaml",
     handler: async ({ db, actor, params }) => {
-      const { api, document } = await getApiDocument({ db, actor, apiId: params.apiId as string });
+      const { api, document } = await getApiDocument({ db, actor, apiId: params.apiId });
       // Shared objects (the security requirement) are written out each time, not as YAML anchors.
       const yaml = stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 });
       return download(yaml, "application/yaml; charset=utf-8", documentFileName(api, "yaml"));

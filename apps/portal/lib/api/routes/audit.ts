@@ -4,7 +4,7 @@ import { z } from "zod";
 import { listAuditEntries } from "../../domain/audit/list-audit-entries";
 import { auditFilterFields, fromBeforeTo, type AuditFilter } from "../../validation/audit";
 import { defineRoute } from "../route";
-import { decodeCursor, pageQuery, pageSchema } from "../pagination";
+import { decodeCursor, pageQuery, pageSchema } from "../../pagination";
 import { timestamp } from "../schemas";
 
 const auditEntry = z

@@ -8,9 +8,9 @@ import { getEndpoint } from "../../domain/endpoints/get-endpoint";
 import { listEndpoints } from "../../domain/endpoints/list-endpoints";
 import { updateEndpoint } from "../../domain/endpoints/update-endpoint";
 import { createEndpointInput, listEndpointsQuery, PAYLOAD_FORMATS, updateEndpointInput } from "../../validation/endpoints";
-import { pageSchema } from "../pagination";
+import { pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
-import { timestamp, uuidParam } from "../schemas";
+import { timestamp, uuid } from "../schemas";
 
 const apiRef = z.object({ id: z.uuid(), name: z.string(), version: z.string() });
 
@@ -39,7 +39,7 @@ const endpoint = z
 
 const endpointSummary = z.object({ ...endpointCore, hasSchema: z.boolean() }).meta({ id: "EndpointSummary" });
 
-const endpointIdParam = uuidParam("endpointId");
+const endpointIdParam = z.object({ endpointId: uuid });
 
 export const endpointRoutes = [
   defineRoute({
@@ -50,10 +50,10 @@ export const endpointRoutes = [
     description: "Sorted by path. `q` searches path and description.",
     tag: "Endpoints",
     auth: "viewer",
-    params: uuidParam("apiId"),
+    params: z.object({ apiId: uuid }),
     query: listEndpointsQuery,
     response: pageSchema(endpointSummary),
-    handler: async ({ db, actor, params, query }) => listEndpoints({ db, actor, apiId: params.apiId as string, query }),
+    handler: async ({ db, actor, params, query }) => listEndpoints({ db, actor, apiId: params.apiId, query }),
   }),
   defineRoute({
     method: "POST",
@@ -64,11 +64,11 @@ export const endpointRoutes = [
       "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it.",
     tag: "Endpoints",
     auth: "editor",
-    params: uuidParam("apiId"),
+    params: z.object({ apiId: uuid }),
     body: createEndpointInput,
     status: 201,
     response: endpoint,
-    handler: async ({ db, actor, params, body }) => createEndpoint({ db, actor, apiId: params.apiId as string, input: body }),
+    handler: async ({ db, actor, params, body }) => createEndpoint({ db, actor, apiId: params.apiId, input: body }),
   }),
   defineRoute({
     method: "GET",
@@ -90,7 +90,7 @@ export const endpointRoutes = [
     auth: "viewer",
     params: endpointIdParam,
     response: endpoint,
-    handler: async ({ db, actor, params }) => getEndpoint({ db, actor, endpointId: params.endpointId as string }),
+    handler: async ({ db, actor, params }) => getEndpoint({ db, actor, endpointId: params.endpointId }),
   }),
   defineRoute({
     method: "PATCH",
@@ -103,7 +103,7 @@ export const endpointRoutes = [
     params: endpointIdParam,
     body: updateEndpointInput,
     response: endpoint,
-    handler: async ({ db, actor, params, body }) => updateEndpoint({ db, actor, endpointId: params.endpointId as string, input: body }),
+    handler: async ({ db, actor, params, body }) => updateEndpoint({ db, actor, endpointId: params.endpointId, input: body }),
   }),
   defineRoute({
     method: "DELETE",
@@ -116,7 +116,7 @@ export const endpointRoutes = [
     params: endpointIdParam,
     response: null,
     handler: async ({ db, actor, params }) => {
-      await deleteEndpoint({ db, actor, endpointId: params.endpointId as string });
+      await deleteEndpoint({ db, actor, endpointId: params.endpointId });
     },
   }),
 ];

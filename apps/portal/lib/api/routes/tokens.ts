@@ -7,7 +7,7 @@ import { mintToken } from "../../domain/tokens/mint-token";
 import { revokeAllTokens } from "../../domain/tokens/revoke-all-tokens";
 import { revokeToken } from "../../domain/tokens/revoke-token";
 import { mintTokenInput } from "../../validation/tokens";
-import { pageQuery, pageSchema } from "../pagination";
+import { pageQuery, pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
 import { nullableTimestamp, timestamp } from "../schemas";
 

@@ -4,18 +4,17 @@ import { apiKeys } from "@sluice/db";
 
 import type { Actor } from "../../auth/actor";
 import { randomToken, sha256 } from "../../auth/secrets";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { forbidden } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { createApiKeyInput } from "../../validation/api-keys";
+import type { CreateApiKeyInput } from "../../validation/api-keys";
 
 export const API_KEY_PREFIX = "slk_";
 
-export async function createApiKey(options: { db: Database; actor: Actor; input: unknown }) {
+export async function createApiKey(options: { db: Database; actor: Actor; input: CreateApiKeyInput }) {
   // A key cannot mint keys: otherwise a leaked key could outlive its own revocation.
   if (options.actor.via.kind !== "session") throw forbidden("Create personal API keys in the portal, signed in.");
-  const input = parseInput(createApiKeyInput, options.input);
+  const { input } = options;
   const secret = randomToken();
   const key = `${API_KEY_PREFIX}${secret}`;
   return options.db.transaction(async (tx) => {

@@ -2,7 +2,7 @@ import { apiKeys } from "@sluice/db";
 import { and, eq, isNull } from "drizzle-orm";
 
 import { hasRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 

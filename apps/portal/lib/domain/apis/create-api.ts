@@ -2,19 +2,17 @@
 // A new API has no endpoints, so nothing reaches the catalog topic yet.
 import { streamingApis } from "@sluice/db";
 
-import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import type { AuthorizedActor } from "../../auth/actor";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
-import { createApiInput } from "../../validation/apis";
-import { parseInput } from "../../validation/parse";
+import type { CreateApiInput } from "../../validation/apis";
 import { API_CONSTRAINTS } from "./api-constraints";
 import { checkOwner } from "./check-owner";
 import { getApi } from "./get-api";
 
-export async function createApi(options: { db: Database; actor: Actor; input: unknown }) {
-  requireRole(options.actor, "editor");
-  const input = parseInput(createApiInput, options.input);
+export async function createApi(options: { db: Database; actor: AuthorizedActor<"editor">; input: CreateApiInput }) {
+  const { input } = options;
   const ownerId = input.ownerId !== undefined ? input.ownerId : options.actor.via.kind === "system" ? null : options.actor.userId;
   return options.db.transaction(async (tx) => {
     await checkOwner(tx, ownerId);

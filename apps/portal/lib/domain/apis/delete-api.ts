@@ -3,14 +3,13 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { asc, eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { endpointTombstone } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 
-export async function deleteApi(options: { db: Database; actor: Actor; apiId: string }): Promise<{ deletedEndpoints: number }> {
-  requireRole(options.actor, "editor");
+export async function deleteApi(options: { db: Database; actor: AuthorizedActor<"editor">; apiId: string }): Promise<{ deletedEndpoints: number }> {
   return options.db.transaction(async (tx) => {
     const [before] = await tx.select().from(streamingApis).where(eq(streamingApis.id, options.apiId)).for("update");
     if (!before) throw notFound("The API");

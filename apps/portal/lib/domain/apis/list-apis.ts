@@ -3,17 +3,15 @@
 import { streamingApis } from "@sluice/db";
 import { and, arrayContains, asc, ilike, or, sql, type SQL } from "drizzle-orm";
 
-import { decodeCursor, pageOf } from "../../api/pagination";
-import { requireRole, type Actor } from "../../auth/actor";
+import { decodeCursor, pageOf } from "../../pagination";
+import type { AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
-import { parseInput } from "../../validation/parse";
-import { listApisQuery } from "../../validation/apis";
+import type { ListApisQuery } from "../../validation/apis";
 import { selectApiViews, toApiView } from "./api-view";
 import { likePattern } from "../like-pattern";
 
-export async function listApis(options: { db: DbOrTx; actor: Actor; query: unknown }) {
-  requireRole(options.actor, "viewer");
-  const query = parseInput(listApisQuery, options.query);
+export async function listApis(options: { db: DbOrTx; actor: AuthorizedActor; query: ListApisQuery }) {
+  const { query } = options;
   const after = decodeCursor(query.cursor, 2);
   const conditions: SQL[] = [];
   if (after) conditions.push(sql`(${streamingApis.name}, ${streamingApis.version}) > (${String(after[0])}, ${String(after[1])})`);
@@ -32,8 +30,7 @@ export async function listApis(options: { db: DbOrTx; actor: Actor; query: unkno
 }
 
 /** Every tag in use with how many APIs carry it, for the catalog's tag filter. */
-export async function listApiTags(options: { db: DbOrTx; actor: Actor }): Promise<{ tag: string; count: number }[]> {
-  requireRole(options.actor, "viewer");
+export async function listApiTags(options: { db: DbOrTx; actor: AuthorizedActor }): Promise<{ tag: string; count: number }[]> {
   const result = await options.db.execute<{ tag: string; count: number }>(
     sql`select tag, count(*)::int as count from ${streamingApis}, unnest(${streamingApis.tags}) as tag group by tag order by count(*) desc, tag limit 50`,
   );

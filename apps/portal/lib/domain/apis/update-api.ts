@@ -4,20 +4,18 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { asc, eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { endpointRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
-import { updateApiInput } from "../../validation/apis";
-import { parseInput } from "../../validation/parse";
+import type { UpdateApiInput } from "../../validation/apis";
 import { API_CONSTRAINTS } from "./api-constraints";
 import { checkOwner } from "./check-owner";
 import { getApi } from "./get-api";
 
-export async function updateApi(options: { db: Database; actor: Actor; apiId: string; input: unknown }) {
-  requireRole(options.actor, "editor");
-  const input = parseInput(updateApiInput, options.input);
+export async function updateApi(options: { db: Database; actor: AuthorizedActor<"editor">; apiId: string; input: UpdateApiInput }) {
+  const { input } = options;
   return options.db.transaction(async (tx) => {
     // The lock also orders this against endpoint writes, which lock the API row
     // (for share) before building their record from its name and version.

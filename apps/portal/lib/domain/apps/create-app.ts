@@ -2,11 +2,10 @@ import { apps } from "@sluice/db";
 
 import type { Actor } from "../../auth/actor";
 import { appRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { createAppInput } from "../../validation/apps";
+import type { CreateAppInput } from "../../validation/apps";
 import { checkNewOwner } from "./check-owner";
 
 export const APP_CONSTRAINTS = {
@@ -15,8 +14,8 @@ export const APP_CONSTRAINTS = {
 };
 
 /** Any signed-in user creates apps for themselves; editors and admins may set another owner. */
-export async function createApp(options: { db: Database; actor: Actor; input: unknown }) {
-  const input = parseInput(createAppInput, options.input);
+export async function createApp(options: { db: Database; actor: Actor; input: CreateAppInput }) {
+  const { input } = options;
   const ownerId = input.ownerId ?? options.actor.userId;
   await checkNewOwner(options.db, options.actor, ownerId);
   try {

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
 import { appTombstone } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { conflict } from "../../errors";
 import { loadApp } from "./load-app";

@@ -6,7 +6,7 @@ import { and, asc, eq, gt, ilike, or, sql, type SQL } from "drizzle-orm";
 import { hasRole, type Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { invalid } from "../../errors";
-import { decodeCursor, pageOf } from "../../api/pagination";
+import { decodeCursor, pageOf } from "../../pagination";
 import { likePattern } from "../like-pattern";
 
 export const appColumns = {

@@ -3,18 +3,17 @@ import { eq } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
 import { appRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { updateAppInput } from "../../validation/apps";
+import type { UpdateAppInput } from "../../validation/apps";
 import { checkNewOwner } from "./check-owner";
 import { APP_CONSTRAINTS } from "./create-app";
 import { loadApp } from "./load-app";
 
 /** The owner, editors and admins edit an app; only editors and admins change its owner. */
-export async function updateApp(options: { db: Database; actor: Actor; appId: string; input: unknown }) {
-  const input = parseInput(updateAppInput, options.input);
+export async function updateApp(options: { db: Database; actor: Actor; appId: string; input: UpdateAppInput }) {
+  const { input } = options;
   try {
     return await options.db.transaction(async (tx) => {
       const before = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "update" });

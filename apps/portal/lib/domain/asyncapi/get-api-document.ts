@@ -2,14 +2,13 @@ import { endpoints, streamingApis } from "@sluice/db";
 import { asc, eq } from "drizzle-orm";
 
 import { buildAsyncApiDocument } from "../../asyncapi/build-document";
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { gatewayPublicUrl } from "../../config";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
 
 /** One Streaming API as an AsyncAPI document. Any signed-in user may read every API's docs. */
-export async function getApiDocument(options: { db: DbOrTx; actor: Actor; apiId: string; gatewayUrl?: string }) {
-  requireRole(options.actor, "viewer");
+export async function getApiDocument(options: { db: DbOrTx; actor: AuthorizedActor; apiId: string; gatewayUrl?: string }) {
   const [api] = await options.db.select().from(streamingApis).where(eq(streamingApis.id, options.apiId));
   if (!api) throw notFound("The Streaming API");
   const rows = await options.db.select().from(endpoints).where(eq(endpoints.apiId, api.id)).orderBy(asc(endpoints.path));

@@ -1,8 +1,8 @@
 import { auditLog } from "@sluice/db";
 import { and, desc, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
 
-import { pageOf } from "../../api/pagination";
-import { requireRole, type Actor } from "../../auth/actor";
+import { pageOf } from "../../pagination";
+import type { AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { invalid } from "../../errors";
 import type { AuditFilter } from "../../validation/audit";
@@ -14,8 +14,7 @@ import { likePattern } from "../like-pattern";
 const occurredMicros = sql<string>`(extract(epoch from ${auditLog.occurredAt}) * 1000000)::bigint::text`;
 
 /** Newest first, filtered, keyset-paginated (`cursor` is the nextCursor of the previous page, already decoded). */
-export async function listAuditEntries(options: { db: DbOrTx; actor: Actor; filter: AuditFilter; limit: number; cursor?: (string | number)[] }) {
-  requireRole(options.actor, "editor");
+export async function listAuditEntries(options: { db: DbOrTx; actor: AuthorizedActor<"editor">; filter: AuditFilter; limit: number; cursor?: (string | number)[] }) {
   const { filter } = options;
   const where: (SQL | undefined)[] = [
     filter.entityType ? eq(auditLog.entityType, filter.entityType) : undefined,

@@ -1,6 +1,6 @@
 import type { LanguageId } from "@sluice/codegen";
 
-import type { Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { loadCodegen } from "../../codegen";
 import type { DbOrTx } from "../../db";
 import { getApiDocument } from "../asyncapi/get-api-document";
@@ -16,7 +16,7 @@ export function clientFolderName(api: { name: string; version: string }, languag
  * One Streaming API's whole client in one language, as a zip: generated from the
  * same AsyncAPI document the docs page shows. Any signed-in user may download it.
  */
-export async function downloadClient(options: { db: DbOrTx; actor: Actor; apiId: string; language: LanguageId }) {
+export async function downloadClient(options: { db: DbOrTx; actor: AuthorizedActor; apiId: string; language: LanguageId }) {
   const { api, document } = await getApiDocument({ db: options.db, actor: options.actor, apiId: options.apiId });
   // @sluice/codegen runs one generation at a time per process (the generator keeps global state).
   const { generateClient } = await loadCodegen();

@@ -6,7 +6,7 @@ import { eq, sql } from "drizzle-orm";
 
 import { SYSTEM_ACTOR } from "../../auth/system-actor";
 import { appRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 
 export const CONSOLE_APP_NAME = "Live console";

@@ -7,7 +7,7 @@
 import { apps } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { hasRole, type Actor } from "../../auth/actor";
+import { hasRole, type AuthorizedActor } from "../../auth/actor";
 import { gatewayServers } from "../../asyncapi/build-document";
 import { gatewayPublicUrl, tokenSettings } from "../../config";
 import type { Database } from "../../db";
@@ -22,7 +22,7 @@ import { ensureConsoleApp } from "./ensure-console-app";
 /** Ten minutes; the console asks for a fresh one (SDK getToken) before it expires. */
 export const CONSOLE_TOKEN_LIFETIME_SECONDS = 600;
 
-export async function mintConsoleToken(options: { db: Database; actor: Actor; apiId: string; endpointId: string; encryptionKey?: Buffer }) {
+export async function mintConsoleToken(options: { db: Database; actor: AuthorizedActor; apiId: string; endpointId: string; encryptionKey?: Buffer }) {
   const endpoint = await getEndpoint({ db: options.db, actor: options.actor, apiId: options.apiId, endpointId: options.endpointId });
   const canSubscribe = endpoint.operations.includes("subscribe");
   const canPublish = endpoint.operations.includes("publish") && hasRole(options.actor, "editor");

@@ -2,10 +2,15 @@
 // an empty catalog gets one documented API on the demo topic the launcher feeds,
 // so a first-time user sees the live console move before defining anything. Once
 // any API exists, nothing is added again: deleting the demo API is respected.
+// This is where the prepare step enters the domain, so the input (the topic
+// comes from the environment) is parsed here, as the router would parse it.
 import { streamingApis } from "@sluice/db";
 
 import { SYSTEM_ACTOR } from "../../auth/system-actor";
 import type { Database } from "../../db";
+import { createApiInput } from "../../validation/apis";
+import { createEndpointInput } from "../../validation/endpoints";
+import { parseInput } from "../../validation/parse";
 import { createApi } from "../apis/create-api";
 import { createEndpoint } from "../endpoints/create-endpoint";
 
@@ -17,18 +22,18 @@ export async function ensureDemoApi(options: { db: Database; topic: string }): P
   const api = await createApi({
     db: options.db,
     actor: SYSTEM_ACTOR,
-    input: {
+    input: parseInput(createApiInput, {
       name: DEMO_API_NAME,
       version: "1.0.0",
       description: `Made by \`./sluice start\` on an empty catalog: five simulated vehicles (keys v1 to v5) report their speed and position every second on the local Kafka topic \`${options.topic}\`. Open the endpoint and click Try it. Delete this API when you no longer need it; it is not made again.`,
       tags: ["demo"],
-    },
+    }),
   });
   const endpoint = await createEndpoint({
     db: options.db,
     actor: SYSTEM_ACTOR,
     apiId: api.id,
-    input: {
+    input: parseInput(createEndpointInput, {
       path: `/${options.topic}/{vehicle}`,
       operations: ["subscribe"],
       payloadFormat: "json",
@@ -46,7 +51,7 @@ export async function ensureDemoApi(options: { db: Database; topic: string }): P
         },
       },
       examples: [{ vehicle: "v1", speedKmh: 52.4, heading: 270, lat: 52.3702, lon: 4.8952, at: "2026-11-22T12:00:00.000Z" }],
-    },
+    }),
   });
   return { kind: "created", apiId: api.id, endpointPath: endpoint.path };
 }

@@ -3,20 +3,18 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { endpointRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
 import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
-import { createEndpointInput } from "../../validation/endpoints";
-import { parseInput } from "../../validation/parse";
+import type { CreateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
-export async function createEndpoint(options: { db: Database; actor: Actor; apiId: string; input: unknown; topics?: TopicLookup }) {
-  requireRole(options.actor, "editor");
-  const input = parseInput(createEndpointInput, options.input);
+export async function createEndpoint(options: { db: Database; actor: AuthorizedActor<"editor">; apiId: string; input: CreateEndpointInput; topics?: TopicLookup }) {
+  const { input } = options;
   const [exists] = await options.db.select({ id: streamingApis.id }).from(streamingApis).where(eq(streamingApis.id, options.apiId)).limit(1);
   if (!exists) throw notFound("The API");
   const fields = await resolveEndpoint({ ...input, jsonSchema: input.jsonSchema ?? null }, { topics: options.topics ?? kafkaTopicLookup, checkTopic: () => true });

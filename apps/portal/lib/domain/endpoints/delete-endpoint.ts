@@ -3,14 +3,13 @@
 import { endpoints } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { endpointTombstone } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 
-export async function deleteEndpoint(options: { db: Database; actor: Actor; endpointId: string }): Promise<void> {
-  requireRole(options.actor, "editor");
+export async function deleteEndpoint(options: { db: Database; actor: AuthorizedActor<"editor">; endpointId: string }): Promise<void> {
   await options.db.transaction(async (tx) => {
     const [before] = await tx.delete(endpoints).where(eq(endpoints.id, options.endpointId)).returning();
     if (!before) throw notFound("The endpoint");

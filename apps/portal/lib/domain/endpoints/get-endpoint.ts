@@ -1,14 +1,13 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
 import { toEndpointView, type EndpointView } from "./endpoint-view";
 
 /** One endpoint with its API; `apiId`, when given, must match (page URLs nest endpoints under their API). */
-export async function getEndpoint(options: { db: DbOrTx; actor: Actor; endpointId: string; apiId?: string }): Promise<EndpointView> {
-  requireRole(options.actor, "viewer");
+export async function getEndpoint(options: { db: DbOrTx; actor: AuthorizedActor; endpointId: string; apiId?: string }): Promise<EndpointView> {
   const [row] = await options.db
     .select({ endpoint: endpoints, api: { id: streamingApis.id, name: streamingApis.name, version: streamingApis.version } })
     .from(endpoints)

@@ -3,18 +3,16 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { and, asc, eq, gt, ilike, or, type SQL } from "drizzle-orm";
 
-import { decodeCursor, pageOf } from "../../api/pagination";
-import { requireRole, type Actor } from "../../auth/actor";
+import { decodeCursor, pageOf } from "../../pagination";
+import type { AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
-import { listEndpointsQuery } from "../../validation/endpoints";
-import { parseInput } from "../../validation/parse";
+import type { ListEndpointsQuery } from "../../validation/endpoints";
 import { likePattern } from "../like-pattern";
 import { endpointSummaryColumns } from "./endpoint-view";
 
-export async function listEndpoints(options: { db: DbOrTx; actor: Actor; apiId?: string; query: unknown }) {
-  requireRole(options.actor, "viewer");
-  const query = parseInput(listEndpointsQuery, options.query);
+export async function listEndpoints(options: { db: DbOrTx; actor: AuthorizedActor; apiId?: string; query: ListEndpointsQuery }) {
+  const { query } = options;
   const after = decodeCursor(query.cursor, 1);
   const conditions: (SQL | undefined)[] = [];
   if (options.apiId !== undefined) {

@@ -5,20 +5,18 @@
 import { endpoints, streamingApis } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { endpointRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
 import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
-import { updateEndpointInput, type EndpointDraft, type PayloadFormat } from "../../validation/endpoints";
-import { parseInput } from "../../validation/parse";
+import type { EndpointDraft, PayloadFormat, UpdateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
-export async function updateEndpoint(options: { db: Database; actor: Actor; endpointId: string; input: unknown; topics?: TopicLookup }) {
-  requireRole(options.actor, "editor");
-  const input = parseInput(updateEndpointInput, options.input);
+export async function updateEndpoint(options: { db: Database; actor: AuthorizedActor<"editor">; endpointId: string; input: UpdateEndpointInput; topics?: TopicLookup }) {
+  const { input } = options;
   return options.db.transaction(async (tx) => {
     const [current] = await tx.select({ apiId: endpoints.apiId }).from(endpoints).where(eq(endpoints.id, options.endpointId));
     if (!current) throw notFound("The endpoint");

@@ -4,12 +4,11 @@
 // defined later. Tokens minted earlier keep what they carry until revoked.
 import { appGrants } from "@sluice/db";
 
-import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import type { AuthorizedActor } from "../../auth/actor";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { conflict, translateConstraint } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { addGrantInput } from "../../validation/apps";
+import type { AddGrantInput } from "../../validation/apps";
 import { loadApp } from "../apps/load-app";
 
 const GRANT_CONSTRAINTS = {
@@ -18,9 +17,8 @@ const GRANT_CONSTRAINTS = {
   app_grants_operations_valid: { field: "operations", message: "must be subscribe, publish or both" },
 };
 
-export async function addGrant(options: { db: Database; actor: Actor; appId: string; input: unknown }) {
-  requireRole(options.actor, "editor");
-  const input = parseInput(addGrantInput, options.input);
+export async function addGrant(options: { db: Database; actor: AuthorizedActor<"editor">; appId: string; input: AddGrantInput }) {
+  const { input } = options;
   try {
     return await options.db.transaction(async (tx) => {
       const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });

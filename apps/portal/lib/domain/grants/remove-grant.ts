@@ -3,14 +3,13 @@
 import { appGrants } from "@sluice/db";
 import { and, eq } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import type { AuthorizedActor } from "../../auth/actor";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 import { loadApp } from "../apps/load-app";
 
-export async function removeGrant(options: { db: Database; actor: Actor; appId: string; grantId: string }) {
-  requireRole(options.actor, "editor");
+export async function removeGrant(options: { db: Database; actor: AuthorizedActor<"editor">; appId: string; grantId: string }) {
   return options.db.transaction(async (tx) => {
     const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
     const [before] = await tx.delete(appGrants).where(and(eq(appGrants.id, options.grantId), eq(appGrants.appId, app.id))).returning();

@@ -10,7 +10,7 @@ import { and, eq, isNull, not, sql } from "drizzle-orm";
 import { SYSTEM_ACTOR } from "../../auth/system-actor";
 import type { Actor } from "../../auth/actor";
 import { signingKeyTombstone } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { DbOrTx, Tx } from "../../db";
 import { SIGNING_KEY_LOCK } from "./generate-signing-key";
 

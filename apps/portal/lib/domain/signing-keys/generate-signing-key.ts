@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair } from "jose";
 
 import type { Actor } from "../../auth/actor";
 import { signingKeyRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import { secretKey } from "../../config";
 import { seal } from "../../crypto/secret-box";
 import type { Tx } from "../../db";

@@ -4,15 +4,14 @@
 import { signingKeys } from "@sluice/db";
 import { eq, sql } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { signingKeyRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { expireRetiredSigningKeys } from "./expire-retired-signing-keys";
 import { generateSigningKey, SIGNING_KEY_LOCK } from "./generate-signing-key";
 
-export async function rotateSigningKey(options: { db: Database; actor: Actor; encryptionKey?: Buffer }) {
-  requireRole(options.actor, "admin");
+export async function rotateSigningKey(options: { db: Database; actor: AuthorizedActor<"admin">; encryptionKey?: Buffer }) {
   return options.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${SIGNING_KEY_LOCK}))`);
     const [before] = await tx.select().from(signingKeys).where(eq(signingKeys.status, "active")).for("update");

@@ -8,7 +8,7 @@ import { issuedTokens, type App } from "@sluice/db";
 import { SignJWT } from "jose";
 
 import type { Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import { tokenSettings } from "../../config";
 import type { Tx } from "../../db";
 import { AppError } from "../../errors";

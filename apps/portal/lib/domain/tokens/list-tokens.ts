@@ -5,7 +5,7 @@ import { z } from "zod";
 
 import type { Actor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
-import { decodeCursor, pageOf } from "../../api/pagination";
+import { decodeCursor, pageOf } from "../../pagination";
 import { invalid } from "../../errors";
 import { loadApp } from "../apps/load-app";
 

@@ -12,14 +12,13 @@ import type { Database } from "../../db";
 import { conflict, invalid } from "../../errors";
 import { formatRelativeSeconds } from "../../format";
 import { permissionsWithinGrants } from "../../tokens/claims";
-import { parseInput } from "../../validation/parse";
-import { mintTokenInput } from "../../validation/tokens";
+import type { MintTokenInput } from "../../validation/tokens";
 import { loadApp } from "../apps/load-app";
 import { ensureSigningKey } from "../signing-keys/ensure-signing-key";
 import { issueToken } from "./issue-token";
 
-export async function mintToken(options: { db: Database; actor: Actor; appId: string; input: unknown; encryptionKey?: Buffer }) {
-  const input = parseInput(mintTokenInput, options.input);
+export async function mintToken(options: { db: Database; actor: Actor; appId: string; input: MintTokenInput; encryptionKey?: Buffer }) {
+  const { input } = options;
   const settings = tokenSettings();
   if (input.lifetimeSeconds > settings.maxLifetimeSeconds) {
     throw invalid("lifetimeSeconds", `must be at most ${settings.maxLifetimeSeconds} seconds (${formatRelativeSeconds(settings.maxLifetimeSeconds)})`);

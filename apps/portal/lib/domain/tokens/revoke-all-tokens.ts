@@ -7,7 +7,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
 import { appRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { revokeAllNotBefore } from "../../tokens/claims";
 import { loadApp } from "../apps/load-app";

@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
 import { revokedTokenRecord } from "../../catalog/records";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 import { loadApp } from "../apps/load-app";

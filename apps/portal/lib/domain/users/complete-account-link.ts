@@ -8,7 +8,7 @@ import { actorFromUser } from "../../auth/actor";
 import { hashPassword } from "../../auth/password";
 import { sha256 } from "../../auth/secrets";
 import { deleteUserSessions } from "../../auth/sessions";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { AppError, translateConstraint } from "../../errors";
 import { parseInput } from "../../validation/parse";

@@ -6,7 +6,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 
 import { SYSTEM_ACTOR } from "../../auth/system-actor";
 import { checkPasswordPolicy, hashPassword } from "../../auth/password";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { parseInput } from "../../validation/parse";
 import { emailSchema } from "../../validation/users";

@@ -2,17 +2,15 @@
 // one-time link the admin passes on (there is no mail server to rely on).
 import { users } from "@sluice/db";
 
-import { requireRole, type Actor } from "../../auth/actor";
-import { recordChange } from "../../changes/record-change";
+import type { AuthorizedActor } from "../../auth/actor";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { inviteUserInput } from "../../validation/users";
+import type { InviteUserInput } from "../../validation/users";
 import { createAccountLink } from "./create-account-link";
 
-export async function inviteUser(options: { db: Database; actor: Actor; input: unknown }) {
-  requireRole(options.actor, "admin");
-  const input = parseInput(inviteUserInput, options.input);
+export async function inviteUser(options: { db: Database; actor: AuthorizedActor<"admin">; input: InviteUserInput }) {
+  const { input } = options;
   return options.db.transaction(async (tx) => {
     const [user] = await tx
       .insert(users)

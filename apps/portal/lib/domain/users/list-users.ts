@@ -1,11 +1,10 @@
 import { users } from "@sluice/db";
 import { asc } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 
-export async function listUsers(options: { db: DbOrTx; actor: Actor }) {
-  requireRole(options.actor, "admin");
+export async function listUsers(options: { db: DbOrTx; actor: AuthorizedActor<"admin"> }) {
   return options.db
     .select({
       id: users.id,

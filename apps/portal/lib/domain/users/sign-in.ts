@@ -7,7 +7,7 @@ import { actorFromUser } from "../../auth/actor";
 import { decoyHash, verifyPassword } from "../../auth/password";
 import { assertLoginAllowed, recordLoginAttempt } from "../../auth/rate-limit";
 import { createSession } from "../../auth/sessions";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { AppError } from "../../errors";
 import { parseInput } from "../../validation/parse";

@@ -3,17 +3,15 @@
 import { users } from "@sluice/db";
 import { and, count, eq, isNull, ne, sql } from "drizzle-orm";
 
-import { requireRole, type Actor } from "../../auth/actor";
+import type { AuthorizedActor } from "../../auth/actor";
 import { deleteUserSessions } from "../../auth/sessions";
-import { recordChange } from "../../changes/record-change";
+import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { conflict, notFound } from "../../errors";
-import { parseInput } from "../../validation/parse";
-import { updateUserInput } from "../../validation/users";
+import type { UpdateUserInput } from "../../validation/users";
 
-export async function updateUser(options: { db: Database; actor: Actor; userId: string; input: unknown }) {
-  requireRole(options.actor, "admin");
-  const input = parseInput(updateUserInput, options.input);
+export async function updateUser(options: { db: Database; actor: AuthorizedActor<"admin">; userId: string; input: UpdateUserInput }) {
+  const { input } = options;
   return options.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('sluice.first_admin'))`);
     const [before] = await tx.select().from(users).where(eq(users.id, options.userId)).for("update");

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { buttonStyles } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
-import type { Actor } from "@/lib/auth/actor";
+import type { AuthorizedActor } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getApiDocument } from "@/lib/domain/asyncapi/get-api-document";
@@ -17,7 +17,7 @@ import { AsyncApiDocs } from "./asyncapi-docs";
 type Props = { params: Promise<{ apiId: string }> };
 
 /** Once per request, shared by the metadata and the page; null for an unknown or malformed id. */
-const loadDocument = cache(async (actor: Actor, apiId: string) => {
+const loadDocument = cache(async (actor: AuthorizedActor, apiId: string) => {
   if (!z.uuid().safeParse(apiId).success) return null;
   try {
     return await getApiDocument({ db: getDb(), actor, apiId });

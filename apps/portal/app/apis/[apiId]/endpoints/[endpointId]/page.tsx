@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 
 import { ClientCodeSection } from "@/components/client-code/client-code-section";
+import { LiveConsole } from "@/components/live-console/live-console";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
@@ -12,7 +13,6 @@ import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 import { DeleteButton } from "../../../delete-button";
 import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../topics";
-import { LiveConsole } from "./live-console";
 
 export const metadata: Metadata = { title: "Endpoint · Sluice" };
 

@@ -3,7 +3,7 @@
 // so lists stay fast at any depth and stable while rows are added.
 import { z } from "zod";
 
-import { invalid } from "../errors";
+import { invalid } from "./errors";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
