@@ -93,6 +93,14 @@ describe("migrations", () => {
     const apiId = await insertApi("Valid");
     await client.query(insertEndpointSql, [apiId, "/vehicles/1/speed", "vehicles", "1/speed", null, ["subscribe"]]);
     await client.query(insertEndpointSql, [apiId, "/prices/{symbol}", "prices", null, "symbol", ["subscribe", "publish"]]);
+    const { rows } = await client.query(
+      "select path, topic, key, key_param, operations, payload_format from endpoints where api_id = $1 order by path",
+      [apiId],
+    );
+    assert.deepEqual(rows, [
+      { path: "/prices/{symbol}", topic: "prices", key: null, key_param: "symbol", operations: ["subscribe", "publish"], payload_format: "json" },
+      { path: "/vehicles/1/speed", topic: "vehicles", key: "1/speed", key_param: null, operations: ["subscribe"], payload_format: "json" },
+    ]);
   });
 
   test("endpoints: constraints reject what the gateway could not serve", async () => {

@@ -195,6 +195,36 @@ async function startTestStack(): Promise<RunningStack | undefined> {
   };
 }
 
+/** The Go modules whose code must be gofmt-clean and pass staticcheck. */
+const GO_MODULES = ["apps/gateway", "bench"];
+
+/**
+ * Formatting and static analysis, before any test: Biome (formatter and linter)
+ * for all TypeScript and JavaScript, gofmt and staticcheck for every Go module.
+ * The tree must be clean: a warning fails the step like an error does.
+ */
+async function runStaticChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
+  const biome = path.join(REPO_ROOT, "node_modules/.bin/biome");
+  await runStep("format and lint (TypeScript, Biome)", biome, ["ci", "--error-on-warnings", "."], { parse: exitCodeOnly });
+  await runStep("gofmt (Go)", "sh", ["-c", 'out=$(gofmt -l "$@") && [ -z "$out" ] || { printf "not gofmt-formatted:\\n%s\\n" "$out"; exit 1; }', "gofmt", ...GO_MODULES], {
+    parse: exitCodeOnly,
+  });
+  // staticcheck's version is pinned in packages/stack/go-tools/go.mod (a tool
+  // dependency), built once into .sluice/tools and cached by Go after that.
+  const staticcheck = path.join(REPO_ROOT, ".sluice/tools/staticcheck");
+  const built = await runStep("build staticcheck", "go", ["build", "-o", staticcheck, "honnef.co/go/tools/cmd/staticcheck"], {
+    cwd: path.join(REPO_ROOT, "packages/stack/go-tools"),
+    env: goEnv,
+    parse: exitCodeOnly,
+  });
+  if (built.exitCode !== 0) return;
+  for (const dir of GO_MODULES) {
+    // -tags integration: the integration tests' files are checked too (files
+    // without build tags are in both sets, so this covers the whole module).
+    await runStep(`staticcheck (${dir})`, staticcheck, ["-tags", "integration", "./..."], { cwd: path.join(REPO_ROOT, dir), env: goEnv, parse: exitCodeOnly });
+  }
+}
+
 export async function runAllTests(): Promise<number> {
   const started = Date.now();
   const bin = (name: string) => path.join(REPO_ROOT, "node_modules/.bin", name);
@@ -203,6 +233,7 @@ export async function runAllTests(): Promise<number> {
 
   await runStep("typecheck", bin("turbo"), ["run", "typecheck", "--output-logs=errors-only"], { parse: exitCodeOnly });
   await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
+  await runStaticChecks(goEnv);
   await runStep("go vet (gateway, bench)", "sh", ["-c", "cd apps/gateway && go vet ./... && go vet -tags integration ./... && cd ../../bench && go vet ./..."], { env: goEnv, parse: exitCodeOnly });
   await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
   // The benchmarks' own logic (e.g. the failover client's loss and duplicate
