@@ -29,9 +29,21 @@ async function main() {
   const key = `slk_${randomBytes(32).toString("base64url")}`;
   const topic = `bench-lists-${tag}`;
 
-  const { rows: [user] } = await db.query(`insert into users (email, role, password_hash) values ($1, 'viewer', null) returning id`, [`bench-${tag}@bench.sluice`]);
-  await db.query(`insert into api_keys (user_id, name, prefix, secret_hash) values ($1, 'bench', $2, $3)`, [user.id, key.slice(0, 10), createHash("sha256").update(key).digest("hex")]);
-  const { rows: [api] } = await db.query(`insert into streaming_apis (name, version, description) values ($1, '1.0.0', 'portal list benchmark') returning id`, [`Bench ${tag}`]);
+  const {
+    rows: [user],
+  } = await db.query(`insert into users (email, role, password_hash) values ($1, 'viewer', null) returning id`, [
+    `bench-${tag}@bench.sluice`,
+  ]);
+  await db.query(`insert into api_keys (user_id, name, prefix, secret_hash) values ($1, 'bench', $2, $3)`, [
+    user.id,
+    key.slice(0, 10),
+    createHash("sha256").update(key).digest("hex"),
+  ]);
+  const {
+    rows: [api],
+  } = await db.query(`insert into streaming_apis (name, version, description) values ($1, '1.0.0', 'portal list benchmark') returning id`, [
+    `Bench ${tag}`,
+  ]);
   await db.query(
     `insert into endpoints (api_id, path, topic, key, operations, description)
      select $1::uuid, '/' || $2 || '/k-' || lpad(i::text, 5, '0'), $2, 'k-' || lpad(i::text, 5, '0'), array['subscribe'], 'Endpoint number ' || i
@@ -56,7 +68,9 @@ async function main() {
     const times: number[] = [];
     for (let i = 0; i < runs; i++) times.push((await get(path)).ms);
     times.sort((a, b) => a - b);
-    console.log(`${label.padEnd(34)} p50 ${percentile(times, 50).toFixed(1).padStart(6)} ms   p95 ${percentile(times, 95).toFixed(1).padStart(6)} ms   (${runs} runs)`);
+    console.log(
+      `${label.padEnd(34)} p50 ${percentile(times, 50).toFixed(1).padStart(6)} ms   p95 ${percentile(times, 95).toFixed(1).padStart(6)} ms   (${runs} runs)`,
+    );
   }
 
   try {

@@ -32,7 +32,10 @@ test("create an app, grant it endpoints, mint a token and revoke it", async ({ p
   await page.getByLabel("Lifetime").selectOption({ label: "1 hour" });
   await page.getByRole("button", { name: "Mint token" }).click();
   const token = (await page.getByTestId("new-token").textContent())!.trim();
-  const [header, payload] = token.split(".").slice(0, 2).map((part) => JSON.parse(Buffer.from(part!, "base64url").toString()));
+  const [header, payload] = token
+    .split(".")
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part!, "base64url").toString()));
   expect(header).toMatchObject({ alg: "ES256" });
   expect(payload).toMatchObject({ sub: appId, permissions: { sub: [`/${topic}/*`], pub: [], all: [] } });
   expect(payload.exp - payload.iat).toBe(3600);

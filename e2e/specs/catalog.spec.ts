@@ -32,7 +32,9 @@ test("create an API and an endpoint on a real topic, read its AsyncAPI docs, see
   await page.getByLabel("Key").fill("{symbol}");
   await page.getByRole("checkbox", { name: /^Subscribe/ }).check();
   await page.getByLabel("Payload format").selectOption("json");
-  await page.getByLabel("JSON Schema (optional)").fill(JSON.stringify({ type: "object", required: ["price"], properties: { price: { type: "number" } } }));
+  await page
+    .getByLabel("JSON Schema (optional)")
+    .fill(JSON.stringify({ type: "object", required: ["price"], properties: { price: { type: "number" } } }));
   await page.getByLabel("Example messages (optional)").fill(JSON.stringify([{ price: "cheap" }]));
   await page.getByRole("button", { name: "Create endpoint" }).click();
   // An example that breaks the schema is refused, and the form keeps its values.
@@ -58,7 +60,10 @@ test("create an API and an endpoint on a real topic, read its AsyncAPI docs, see
   await page.getByRole("link", { name: "Audit log" }).click();
   await page.getByLabel("Action").fill("endpoint.create");
   await page.getByRole("button", { name: "Apply filters" }).click();
-  const entry = page.getByTestId("audit-entry").filter({ hasText: `/${topic}/{symbol}` }).first();
+  const entry = page
+    .getByTestId("audit-entry")
+    .filter({ hasText: `/${topic}/{symbol}` })
+    .first();
   await expect(entry).toBeVisible();
   await entry.getByText("Show changes").click();
   await expect(entry.getByTestId("audit-diff")).toContainText("path");

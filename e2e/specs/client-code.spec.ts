@@ -7,7 +7,10 @@ import { createTopic } from "../support/kafka";
 
 // An app developer on an endpoint's page picks a language with the keyboard,
 // copies the snippet and downloads the whole client as a zip.
-test("client code: snippet tabs work with the keyboard, copy puts the snippet on the clipboard, the zip holds the client", async ({ page, context }) => {
+test("client code: snippet tabs work with the keyboard, copy puts the snippet on the clipboard, the zip holds the client", async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const stamp = Date.now();
   const topic = `e2e-codegen-${stamp}`;
@@ -54,6 +57,7 @@ test("client code: snippet tabs work with the keyboard, copy puts the snippet on
   // Every language's snippet is about this endpoint.
   for (let i = 0; i < count; i++) {
     await tabs.nth(i).click();
+    // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator's innerText(), not a DOM node's (and it returns a string, where textContent() may give null).
     await expect(visiblePanel.getByTestId("snippet-code"), await tabs.nth(i).innerText()).toContainText(topic);
   }
 

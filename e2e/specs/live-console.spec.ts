@@ -117,7 +117,9 @@ test("a record reaches the live console, a publish from the page reaches Kafka, 
     client = await connect(gatewayWsUrl(), { token: appToken, WebSocket: WebSocket as never });
     const sub = client.subscribe(`/${topic}/truck-7`);
     await sub.ready;
-    const closed = new Promise<{ error?: unknown; at: number }>((resolve) => client!.once("closed", ({ error }) => resolve({ error, at: Date.now() })));
+    const closed = new Promise<{ error?: unknown; at: number }>((resolve) =>
+      client!.once("closed", ({ error }) => resolve({ error, at: Date.now() })),
+    );
     await page.goto(appUrl);
     page.once("dialog", (dialog) => dialog.accept());
     const revokedAt = Date.now();

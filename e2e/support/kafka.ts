@@ -41,7 +41,9 @@ export async function readRecord(topic: string, partition: number, offset: strin
         },
       });
     });
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no record at ${topic}/${partition}@${offset} within ${timeoutMs} ms`)), timeoutMs));
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`no record at ${topic}/${partition}@${offset} within ${timeoutMs} ms`)), timeoutMs),
+    );
     return await Promise.race([found, timeout]);
   } finally {
     await consumer.disconnect();

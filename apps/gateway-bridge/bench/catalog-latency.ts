@@ -46,7 +46,10 @@ async function inTransaction(pool: pg.Pool, work: (c: pg.PoolClient) => Promise<
 }
 
 const outbox = (c: pg.PoolClient, r: CatalogRecord) =>
-  c.query("insert into catalog_outbox (record_key, record_value) values ($1, $2::jsonb)", [r.key, r.value === null ? null : JSON.stringify(r.value)]);
+  c.query("insert into catalog_outbox (record_key, record_value) values ($1, $2::jsonb)", [
+    r.key,
+    r.value === null ? null : JSON.stringify(r.value),
+  ]);
 
 /** A WebSocket that answers frames by id. */
 class Client {
@@ -105,11 +108,16 @@ async function main() {
   const kid = `bench-${randomBytes(4).toString("hex")}`;
   const apiName = `bench-${randomBytes(4).toString("hex")}`;
   let appId = "";
-  let api = { id: "", name: apiName, version: "1.0.0" };
+  const api = { id: "", name: apiName, version: "1.0.0" };
   await inTransaction(pool, async (c) => {
     const jwk = await exportJWK(publicKey);
-    await c.query("insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext) values ($1, 'ES256', $2, 'bench: not stored')", [kid, jwk]);
-    const app = (await c.query(`insert into apps (name) values ('latency bench') returning id, name, tokens_not_before as "tokensNotBefore"`)).rows[0];
+    await c.query(
+      "insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext) values ($1, 'ES256', $2, 'bench: not stored')",
+      [kid, jwk],
+    );
+    const app = (
+      await c.query(`insert into apps (name) values ('latency bench') returning id, name, tokens_not_before as "tokensNotBefore"`)
+    ).rows[0];
     appId = app.id;
     api.id = (await c.query("insert into streaming_apis (name, version) values ($1, '1.0.0') returning id", [apiName])).rows[0].id;
     await outbox(c, signingKeyRecord({ kid, algorithm: "ES256", publicJwk: jwk, status: "active" }));
@@ -119,7 +127,13 @@ async function main() {
   // 4. This worktree's bridge on the scratch database.
   const bridge = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),
-    env: { ...process.env, DATABASE_URL: url.toString(), SLUICE_CATALOG_TOPIC: catalogTopic, SLUICE_BRIDGE_ADDR: bridgeAddr, KAFKAJS_NO_PARTITIONER_WARNING: "1" },
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      SLUICE_CATALOG_TOPIC: catalogTopic,
+      SLUICE_BRIDGE_ADDR: bridgeAddr,
+      KAFKAJS_NO_PARTITIONER_WARNING: "1",
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
 
@@ -146,7 +160,7 @@ async function main() {
       // 401 until the catalog has the key and the app.
     }
     if (!client) {
-      if (attempt > 300) fail("the gateway never accepted the token: is it running with SLUICE_CATALOG_TOPIC=" + catalogTopic + "?");
+      if (attempt > 300) fail(`the gateway never accepted the token: is it running with SLUICE_CATALOG_TOPIC=${catalogTopic}?`);
       await delay(100);
     }
   }

@@ -2,7 +2,7 @@
 // time holds the publisher lock (a PostgreSQL session advisory lock) and
 // publishes; others wait on the lock and take over when its session ends.
 import type http from "node:http";
-import type { Admin, Kafka } from "kafkajs";
+import type { Kafka } from "kafkajs";
 import pg from "pg";
 import { CATALOG_OUTBOX_CHANNEL, createDb, type Database } from "@sluice/db";
 import { currentState } from "./catalog-diff.ts";
@@ -146,12 +146,13 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     // A half-open connection raises no event; a query on it times out.
     timers.push(
       setInterval(() => {
-        void Promise.race([session.query("select 1"), sleep(LEASE_CHECK_MS, lost.signal).then(() => Promise.reject(new Error("lease check timed out")))]).catch(
-          (err) => {
-            if (!lost.signal.aborted) log(`publisher lock session check failed: ${errorText(err)}`);
-            lost.abort();
-          },
-        );
+        void Promise.race([
+          session.query("select 1"),
+          sleep(LEASE_CHECK_MS, lost.signal).then(() => Promise.reject(new Error("lease check timed out"))),
+        ]).catch((err) => {
+          if (!lost.signal.aborted) log(`publisher lock session check failed: ${errorText(err)}`);
+          lost.abort();
+        });
       }, LEASE_CHECK_MS),
     );
     await new Promise<void>((resolve) => (lost.signal.aborted ? resolve() : lost.signal.addEventListener("abort", () => resolve())));

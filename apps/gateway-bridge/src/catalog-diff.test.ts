@@ -34,8 +34,17 @@ test("a changed or unreadable value is republished", () => {
     { key: "app/a1", value: { v: 1, id: "a1", name: "new" } },
     { key: "app/a2", value: { v: 1, id: "a2" } },
   ];
-  const plan = planRepublish(snapshot, new Map([["app/a1", '{"v":1,"id":"a1","name":"old"}'], ["app/a2", "{broken"]]));
-  assert.deepEqual(plan.records.map((r) => r.key), ["app/a1", "app/a2"]);
+  const plan = planRepublish(
+    snapshot,
+    new Map([
+      ["app/a1", '{"v":1,"id":"a1","name":"old"}'],
+      ["app/a2", "{broken"],
+    ]),
+  );
+  assert.deepEqual(
+    plan.records.map((r) => r.key),
+    ["app/a1", "app/a2"],
+  );
 });
 
 test("keys missing from the snapshot are tombstoned, keys of unknown kinds are left alone", () => {
@@ -49,7 +58,11 @@ test("keys missing from the snapshot are tombstoned, keys of unknown kinds are l
   const plan = planRepublish([{ key: "app/kept", value: { v: 1 } }], topic);
   assert.deepEqual(
     plan.records.map((r) => [r.key, r.value]),
-    [["key/dead", null], ["endpoint/gone", null], ["revoked/expired", null]],
+    [
+      ["key/dead", null],
+      ["endpoint/gone", null],
+      ["revoked/expired", null],
+    ],
   );
   assert.deepEqual(plan.foreignKeys, ["future/thing"]);
 });
@@ -61,6 +74,15 @@ test("revocations and token-revoking removals come before grants", () => {
     { key: "key/k", value: { v: 1 } },
     { key: "revoked/j", value: { v: 1 } },
   ];
-  const plan = planRepublish(snapshot, new Map([["app/old", "{}"], ["endpoint/old", "{}"]]));
-  assert.deepEqual(plan.records.map((r) => r.key), ["revoked/j", "app/old", "key/k", "app/a", "endpoint/e", "endpoint/old"]);
+  const plan = planRepublish(
+    snapshot,
+    new Map([
+      ["app/old", "{}"],
+      ["endpoint/old", "{}"],
+    ]),
+  );
+  assert.deepEqual(
+    plan.records.map((r) => r.key),
+    ["revoked/j", "app/old", "key/k", "app/a", "endpoint/e", "endpoint/old"],
+  );
 });

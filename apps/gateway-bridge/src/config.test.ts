@@ -19,7 +19,10 @@ test("reads the address and brokers from the environment", () => {
 });
 
 test("names the bad variable", () => {
-  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_ADDR: "nope" }), (e: Error) => e instanceof ConfigError && /SLUICE_BRIDGE_ADDR/.test(e.message));
+  assert.throws(
+    () => loadConfig({ ...base, SLUICE_BRIDGE_ADDR: "nope" }),
+    (e: Error) => e instanceof ConfigError && /SLUICE_BRIDGE_ADDR/.test(e.message),
+  );
   assert.throws(() => loadConfig({ ...base, KAFKA_BROKERS: "host-without-port" }), /KAFKA_BROKERS/);
   assert.throws(() => loadConfig({}), /DATABASE_URL is not set/);
 });

@@ -43,7 +43,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   const match = addr.match(/^(.+):(\d{1,5})$/);
   const port = Number(match?.[2]);
   if (!match || port > 65535) throw new ConfigError(`SLUICE_BRIDGE_ADDR: "${addr}" is not host:port`);
-  const kafkaBrokers = (env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",").map((b) => b.trim()).filter(Boolean);
+  const kafkaBrokers = (env.KAFKA_BROKERS ?? "127.0.0.1:9092")
+    .split(",")
+    .map((b) => b.trim())
+    .filter(Boolean);
   const bad = kafkaBrokers.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b));
   if (kafkaBrokers.length === 0 || bad !== undefined) {
     throw new ConfigError(`KAFKA_BROKERS: "${bad ?? ""}" is not host:port`);

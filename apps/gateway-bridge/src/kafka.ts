@@ -42,13 +42,20 @@ export async function ensureTopic(admin: Admin, topic: string): Promise<"created
   }
   const meta = await admin.fetchTopicMetadata({ topics: [topic] });
   const partitions = meta.topics[0]?.partitions.length ?? 0;
-  const configs = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ["cleanup.policy"] }] });
+  const configs = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ["cleanup.policy"] }],
+  });
   const policy = configs.resources[0]?.configEntries.find((e) => e.configName === "cleanup.policy")?.configValue ?? "?";
   if (partitions !== 1) {
-    log(`WARNING: catalog topic ${topic} has ${partitions} partitions, expected 1; the bridge writes only to partition 0. Recreate it with 1 partition.`);
+    log(
+      `WARNING: catalog topic ${topic} has ${partitions} partitions, expected 1; the bridge writes only to partition 0. Recreate it with 1 partition.`,
+    );
   }
   if (!policy.split(",").includes("compact")) {
-    log(`WARNING: catalog topic ${topic} has cleanup.policy=${policy}, expected compact: old catalog records may be deleted. Set cleanup.policy=compact.`);
+    log(
+      `WARNING: catalog topic ${topic} has cleanup.policy=${policy}, expected compact: old catalog records may be deleted. Set cleanup.policy=compact.`,
+    );
   }
   return "exists";
 }

@@ -42,10 +42,26 @@ export class BridgeMetrics {
         if (s) this.set(s.oldestAgeSeconds);
       },
     });
-    this.published = new Counter({ name: "sluice_bridge_records_published_total", help: "Catalog records acknowledged by Kafka", registers });
-    this.publishErrors = new Counter({ name: "sluice_bridge_publish_errors_total", help: "Failed attempts to produce catalog records (retried)", registers });
-    this.lastPublish = new Gauge({ name: "sluice_bridge_last_publish_timestamp_seconds", help: "Unix time of the last acknowledged publish", registers });
-    this.republishDuration = new Gauge({ name: "sluice_bridge_republish_duration_seconds", help: "Duration of the last full catalog republish", registers });
+    this.published = new Counter({
+      name: "sluice_bridge_records_published_total",
+      help: "Catalog records acknowledged by Kafka",
+      registers,
+    });
+    this.publishErrors = new Counter({
+      name: "sluice_bridge_publish_errors_total",
+      help: "Failed attempts to produce catalog records (retried)",
+      registers,
+    });
+    this.lastPublish = new Gauge({
+      name: "sluice_bridge_last_publish_timestamp_seconds",
+      help: "Unix time of the last acknowledged publish",
+      registers,
+    });
+    this.republishDuration = new Gauge({
+      name: "sluice_bridge_republish_duration_seconds",
+      help: "Duration of the last full catalog republish",
+      registers,
+    });
     this.leader = new Gauge({ name: "sluice_bridge_leader", help: "1 while this bridge holds the publisher lock", registers });
     collectDefaultMetrics({ register: this.registry, prefix: "sluice_bridge_" });
   }

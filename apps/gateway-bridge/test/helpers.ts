@@ -21,7 +21,11 @@ export const kafka = createKafka(brokers);
 const bridgeDir = fileURLToPath(new URL("..", import.meta.url));
 
 /** Polls until check returns a value (not undefined/false); the deadline only guards against hanging. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -59,7 +63,7 @@ export async function scratchDatabase(): Promise<ScratchDb> {
  * One scratch database and one catalog topic for a whole test file, cleaned up
  * (with every bridge the file started) when it ends.
  */
-export function useScratch(): { readonly db: ScratchDb; topic: string } {
+export function scratchPerFile(): { readonly db: ScratchDb; topic: string } {
   let db: ScratchDb | undefined;
   const topic = scratchTopic();
   before(async () => {
@@ -72,7 +76,7 @@ export function useScratch(): { readonly db: ScratchDb; topic: string } {
   });
   return {
     get db() {
-      if (!db) throw new Error("useScratch(): the database exists once the file's before() hook has run");
+      if (!db) throw new Error("scratchPerFile(): the database exists once the file's before() hook has run");
       return db;
     },
     topic,
@@ -131,7 +135,12 @@ export interface BridgeProcess {
 
 const running = new Set<BridgeProcess>();
 
-export async function startBridgeProcess(env: { databaseUrl: string; topic: string; brokers?: string; sweepSeconds?: number }): Promise<BridgeProcess> {
+export async function startBridgeProcess(env: {
+  databaseUrl: string;
+  topic: string;
+  brokers?: string;
+  sweepSeconds?: number;
+}): Promise<BridgeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: bridgeDir,
@@ -220,7 +229,12 @@ export async function createApi(pool: pg.Pool): Promise<{ id: string; name: stri
 }
 
 /** Creates an endpoint and its outbox row in one transaction, as the portal does. */
-export async function createEndpoint(pool: pg.Pool, api: { id: string; name: string; version: string }, topic: string, key: string): Promise<CatalogRecord> {
+export async function createEndpoint(
+  pool: pg.Pool,
+  api: { id: string; name: string; version: string },
+  topic: string,
+  key: string,
+): Promise<CatalogRecord> {
   const client = await pool.connect();
   try {
     await client.query("begin");
@@ -231,7 +245,10 @@ export async function createEndpoint(pool: pg.Pool, api: { id: string; name: str
       [api.id, `/${topic}/${key}`, topic, key],
     );
     const record = endpointRecord(rows[0], api);
-    await client.query("insert into catalog_outbox (record_key, record_value) values ($1, $2::jsonb)", [record.key, JSON.stringify(record.value)]);
+    await client.query("insert into catalog_outbox (record_key, record_value) values ($1, $2::jsonb)", [
+      record.key,
+      JSON.stringify(record.value),
+    ]);
     await client.query("commit");
     return record;
   } catch (err) {

@@ -2,9 +2,9 @@
 // over when it stops. Exactly one record per change proves nobody published twice.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createApi, createEndpoint, pendingCount, startBridgeProcess, topicRecords, useScratch, waitFor } from "./helpers.ts";
+import { createApi, createEndpoint, pendingCount, startBridgeProcess, topicRecords, scratchPerFile, waitFor } from "./helpers.ts";
 
-const scratch = useScratch();
+const scratch = scratchPerFile();
 const { topic } = scratch;
 
 test("only the lock holder publishes; the standby takes over when it stops", async () => {
@@ -31,6 +31,10 @@ test("only the lock holder publishes; the standby takes over when it stops", asy
     const r = await topicRecords(topic);
     return r.length >= written.length ? r : undefined;
   });
-  assert.deepEqual(records.map((r) => r.key), written.map((w) => w.key), "each change exactly once, in order");
+  assert.deepEqual(
+    records.map((r) => r.key),
+    written.map((w) => w.key),
+    "each change exactly once, in order",
+  );
   assert.equal(await b.stop(), 0);
 });

@@ -27,7 +27,10 @@ after(async () => {
 async function fixture(): Promise<{ db: ScratchDb; topic: string }> {
   const db = await scratchDatabase();
   const topic = scratchTopic();
-  cleanups.push(() => db.drop(), () => deleteTopic(topic));
+  cleanups.push(
+    () => db.drop(),
+    () => deleteTopic(topic),
+  );
   return { db, topic };
 }
 

@@ -3,9 +3,9 @@
 // to an hour, so only LISTEN/NOTIFY can explain a prompt delivery.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { insertOutbox, pendingCount, startBridgeProcess, topicRecords, useScratch, waitFor } from "./helpers.ts";
+import { insertOutbox, pendingCount, startBridgeProcess, topicRecords, scratchPerFile, waitFor } from "./helpers.ts";
 
-const scratch = useScratch();
+const scratch = scratchPerFile();
 const { topic } = scratch;
 
 test("outbox rows inserted after start are published in id order, exactly, then marked published (woken by NOTIFY)", async () => {
@@ -14,7 +14,21 @@ test("outbox rows inserted after start are published in id order, exactly, then 
 
   const written = [
     { key: "app/a1", value: { v: 1, id: "a1", name: "First", tokens_not_before: null } },
-    { key: "endpoint/e1", value: { v: 1, id: "e1", path: "/prices/{symbol}", topic: "prices", key: null, key_param: "symbol", operations: ["subscribe"], payload_format: "json", json_schema: { type: "object" }, api: { id: "x", name: "n", version: "1" } } },
+    {
+      key: "endpoint/e1",
+      value: {
+        v: 1,
+        id: "e1",
+        path: "/prices/{symbol}",
+        topic: "prices",
+        key: null,
+        key_param: "symbol",
+        operations: ["subscribe"],
+        payload_format: "json",
+        json_schema: { type: "object" },
+        api: { id: "x", name: "n", version: "1" },
+      },
+    },
     { key: "app/a1", value: { v: 1, id: "a1", name: "Renamed", tokens_not_before: 1795000000 } },
     { key: "endpoint/e1", value: null },
   ];
@@ -30,8 +44,13 @@ test("outbox rows inserted after start are published in id order, exactly, then 
     written.map((w) => [w.key, w.value]),
   );
   await waitFor("rows marked published", async () => (await pendingCount(scratch.db.pool)) === 0);
-  const { rows } = await scratch.db.pool.query<{ id: string }>("select id::text from catalog_outbox where published_at is not null order by id");
-  assert.deepEqual(rows.map((r) => Number(r.id)), ids);
+  const { rows } = await scratch.db.pool.query<{ id: string }>(
+    "select id::text from catalog_outbox where published_at is not null order by id",
+  );
+  assert.deepEqual(
+    rows.map((r) => Number(r.id)),
+    ids,
+  );
 
   const metrics = await bridge.metrics();
   assert.match(metrics, /^sluice_bridge_records_published_total 4$/m);
@@ -39,7 +58,10 @@ test("outbox rows inserted after start are published in id order, exactly, then 
   assert.match(metrics, /^sluice_bridge_leader 1$/m);
   const health = await bridge.health();
   assert.equal(health.status, 200);
-  assert.deepEqual({ ...health.body, lag_seconds: 0 }, { status: "ok", service: "bridge", database: "ok", kafka: "ok", leader: "yes", pending: 0, lag_seconds: 0 });
+  assert.deepEqual(
+    { ...health.body, lag_seconds: 0 },
+    { status: "ok", service: "bridge", database: "ok", kafka: "ok", leader: "yes", pending: 0, lag_seconds: 0 },
+  );
 
   assert.equal(await bridge.stop(), 0, bridge.output());
   assert.match(bridge.output(), /released the publisher lock/);

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import { appRecord, endpointRecord, revokedTokenRecord, signingKeyRecord } from "@sluice/db";
-import { createApi, kafka, pendingCount, startBridgeProcess, topicRecords, topicState, useScratch, waitFor } from "./helpers.ts";
+import { createApi, kafka, pendingCount, startBridgeProcess, topicRecords, topicState, scratchPerFile, waitFor } from "./helpers.ts";
 
-const scratch = useScratch();
+const scratch = scratchPerFile();
 const { topic } = scratch;
 
 const jwk = { kty: "EC", crv: "P-256", x: "x", y: "y" };
@@ -24,9 +24,19 @@ async function seed() {
     );
     eps.push(rows[0]);
   }
-  const app = (await q(`insert into apps (name, tokens_not_before) values ('Dash', to_timestamp(1795000000)) returning id, name, tokens_not_before as "tokensNotBefore"`)).rows[0];
-  await q(`insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext, status) values ('k-active', 'ES256', $1, 'x', 'active')`, [jwk]);
-  await q(`insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext, status, retired_at) values ('k-retired-live', 'ES256', $1, 'x', 'retired', now()), ('k-retired-dead', 'ES256', $1, 'x', 'retired', now())`, [jwk]);
+  const app = (
+    await q(
+      `insert into apps (name, tokens_not_before) values ('Dash', to_timestamp(1795000000)) returning id, name, tokens_not_before as "tokensNotBefore"`,
+    )
+  ).rows[0];
+  await q(
+    `insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext, status) values ('k-active', 'ES256', $1, 'x', 'active')`,
+    [jwk],
+  );
+  await q(
+    `insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext, status, retired_at) values ('k-retired-live', 'ES256', $1, 'x', 'retired', now()), ('k-retired-dead', 'ES256', $1, 'x', 'retired', now())`,
+    [jwk],
+  );
   const live = randomUUID();
   const revokedLive = randomUUID();
   await q(
@@ -63,7 +73,10 @@ test("creates the missing topic compacted with 1 partition and publishes the who
   try {
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     assert.equal(meta.topics[0]!.partitions.length, 1);
-    const cfg = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2, name: topic, configNames: ["cleanup.policy"] }] });
+    const cfg = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2, name: topic, configNames: ["cleanup.policy"] }],
+    });
     assert.equal(cfg.resources[0]!.configEntries[0]!.configValue, "compact");
   } finally {
     await admin.disconnect();
@@ -83,13 +96,22 @@ test("creates the missing topic compacted with 1 partition and publishes the who
 
   // Deleted while no bridge ran, and a revocation that expired meanwhile.
   await scratch.db.pool.query(`delete from endpoints where id = $1`, [seeded.eps[1].id]);
-  await scratch.db.pool.query(`update issued_tokens set issued_at = now() - interval '3 hours', revoked_at = now() - interval '2 hours', expires_at = now() - interval '1 minute' where jti = $1`, [seeded.revokedLive]);
+  await scratch.db.pool.query(
+    `update issued_tokens set issued_at = now() - interval '3 hours', revoked_at = now() - interval '2 hours', expires_at = now() - interval '1 minute' where jti = $1`,
+    [seeded.revokedLive],
+  );
   const third = await startBridgeProcess({ databaseUrl: scratch.db.url, topic });
   await third.waitForLog(/publishing outbox changes/);
   const records = await topicRecords(topic);
   assert.deepEqual(
-    records.slice(afterFirst).map((r) => [r.key, r.value]).sort(),
-    [[`endpoint/${seeded.eps[1].id}`, null], [`revoked/${seeded.revokedLive}`, null]].sort(),
+    records
+      .slice(afterFirst)
+      .map((r) => [r.key, r.value])
+      .sort(),
+    [
+      [`endpoint/${seeded.eps[1].id}`, null],
+      [`revoked/${seeded.revokedLive}`, null],
+    ].sort(),
   );
   await waitFor("state without the deleted entries", async () => (await topicState(topic)).size === seeded.expected.length - 2);
   assert.equal(await third.stop(), 0);

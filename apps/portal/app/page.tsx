@@ -25,16 +25,32 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
   const page = await listApis({ db: getDb(), actor, query: { limit: 9 } });
   const canEdit = hasRole(actor, "editor");
   const steps = [
-    { title: "Create an app", text: "An app stands for your web, mobile or IoT client and holds its grants.", href: "/apps", cta: "Your apps" },
-    { title: "Get a token", text: "Issue a token for the app, scoped to the endpoints it needs. Keep it secret like a password.", href: "/apps", cta: "Issue a token" },
-    { title: "Connect", text: `Open a WebSocket (or SSE) to the gateway at ${gatewayPublicUrl()} with the token and subscribe to an endpoint path.`, href: "/apis", cta: "Pick an endpoint" },
+    {
+      title: "Create an app",
+      text: "An app stands for your web, mobile or IoT client and holds its grants.",
+      href: "/apps",
+      cta: "Your apps",
+    },
+    {
+      title: "Get a token",
+      text: "Issue a token for the app, scoped to the endpoints it needs. Keep it secret like a password.",
+      href: "/apps",
+      cta: "Issue a token",
+    },
+    {
+      title: "Connect",
+      text: `Open a WebSocket (or SSE) to the gateway at ${gatewayPublicUrl()} with the token and subscribe to an endpoint path.`,
+      href: "/apis",
+      cta: "Pick an endpoint",
+    },
   ];
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-10">
       <h1 className="text-3xl font-bold tracking-tight text-balance text-slate-900">Sluice streaming APIs</h1>
       <p className="mt-2 max-w-3xl text-lg text-pretty text-slate-600">
-        Sluice turns Kafka topics into streaming endpoints such as <code className="rounded bg-slate-100 px-1 text-base">/orders/customer-42</code> that any app
-        can subscribe to over WebSocket or SSE with its own token — no Kafka client needed.
+        Sluice turns Kafka topics into streaming endpoints such as{" "}
+        <code className="rounded bg-slate-100 px-1 text-base">/orders/customer-42</code> that any app can subscribe to over WebSocket or SSE
+        with its own token — no Kafka client needed.
       </p>
 
       <section aria-labelledby="get-access" className="mt-8">
@@ -73,7 +89,9 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
         </div>
         {page.items.length === 0 ? (
           <EmptyState title="No APIs yet" action={canEdit ? <ButtonLink href="/apis/new">Create the first API</ButtonLink> : null}>
-            {canEdit ? "Define a Streaming API, then add endpoints on your Kafka topics." : "Your Kafka team has not published any APIs yet."}
+            {canEdit
+              ? "Define a Streaming API, then add endpoints on your Kafka topics."
+              : "Your Kafka team has not published any APIs yet."}
           </EmptyState>
         ) : (
           <ul className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Recent APIs">
@@ -85,7 +103,9 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
                   </Link>
                   <Badge tone="blue">v{api.version}</Badge>
                 </div>
-                <p className="mt-1 line-clamp-2 text-sm text-slate-600">{api.description || `${api.endpointCount} endpoint${api.endpointCount === 1 ? "" : "s"}`}</p>
+                <p className="mt-1 line-clamp-2 text-sm text-slate-600">
+                  {api.description || `${api.endpointCount} endpoint${api.endpointCount === 1 ? "" : "s"}`}
+                </p>
               </li>
             ))}
           </ul>
@@ -105,7 +125,10 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
 const kafkaTeamPoints = [
   { term: "Endpoints from topics", text: "Expose a topic as /topic/key streaming endpoints without writing a consumer service." },
   { term: "AsyncAPI documentation", text: "Each endpoint is described as AsyncAPI, so its message format is written down once." },
-  { term: "Tokens instead of ACLs", text: "Issue a JWT per app, scope it to the endpoints it needs and revoke it without touching Kafka ACLs." },
+  {
+    term: "Tokens instead of ACLs",
+    text: "Issue a JWT per app, scope it to the endpoints it needs and revoke it without touching Kafka ACLs.",
+  },
 ];
 
 const developerPoints = [
@@ -120,10 +143,12 @@ function Landing() {
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6 sm:py-14">
       <div className="grid gap-10 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <div>
-          <h1 className="text-3xl font-bold tracking-tight text-balance text-slate-900 sm:text-4xl">Sluice turns Kafka topics into streaming APIs</h1>
+          <h1 className="text-3xl font-bold tracking-tight text-balance text-slate-900 sm:text-4xl">
+            Sluice turns Kafka topics into streaming APIs
+          </h1>
           <p className="mt-4 max-w-2xl text-lg text-pretty text-slate-600">
-            A self-hosted portal and gateway for Apache Kafka. Kafka teams publish topics as documented endpoints and hand each app its own token; app developers
-            subscribe over WebSocket or Server-Sent Events without a Kafka client or Kafka credentials.
+            A self-hosted portal and gateway for Apache Kafka. Kafka teams publish topics as documented endpoints and hand each app its own
+            token; app developers subscribe over WebSocket or Server-Sent Events without a Kafka client or Kafka credentials.
           </p>
           <div className="mt-6">
             <ButtonLink href="/login">Sign in to the portal</ButtonLink>
@@ -137,8 +162,18 @@ function Landing() {
         </div>
       </div>
       <div className="mt-12 grid gap-6 md:grid-cols-2">
-        <AudienceCard id="for-kafka-teams" title="For Kafka teams" lead="Decide what leaves the cluster, and who gets it." points={kafkaTeamPoints} />
-        <AudienceCard id="for-app-developers" title="For app developers" lead="Go from an endpoint to a running client." points={developerPoints} />
+        <AudienceCard
+          id="for-kafka-teams"
+          title="For Kafka teams"
+          lead="Decide what leaves the cluster, and who gets it."
+          points={kafkaTeamPoints}
+        />
+        <AudienceCard
+          id="for-app-developers"
+          title="For app developers"
+          lead="Go from an endpoint to a running client."
+          points={developerPoints}
+        />
       </div>
     </div>
   );

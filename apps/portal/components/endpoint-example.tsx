@@ -15,8 +15,7 @@ export function EndpointExample() {
         <dd className="text-teal-300">/orders/customer-42</dd>
       </dl>
       <p className="mt-3 font-sans text-xs text-slate-400">
-        Clients subscribe over WebSocket or Server-Sent Events and receive that key&apos;s records as
-        they arrive.
+        Clients subscribe over WebSocket or Server-Sent Events and receive that key&apos;s records as they arrive.
       </p>
     </figure>
   );

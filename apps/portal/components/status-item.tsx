@@ -3,13 +3,13 @@ import type { ProbeResult } from "@/lib/probe-health";
 type Props = {
   testId: string;
   name: string;
-  role: string;
+  purpose: string;
   result: ProbeResult;
 };
 
 // State is spelled out as text ("up"/"down") and marked with a distinct
 // shape; colour is only a third cue.
-export function StatusItem({ testId, name, role, result }: Props) {
+export function StatusItem({ testId, name, purpose, result }: Props) {
   const up = result.state === "up";
   const detail = up ? `HTTP ${result.httpStatus} in ${result.latencyMs} ms` : result.reason;
 
@@ -36,8 +36,7 @@ export function StatusItem({ testId, name, role, result }: Props) {
             <span className="sr-only">.</span>
           </span>
         </p>{" "}
-        <p className="text-sm text-slate-600">{role}.</p>{" "}
-        <p className="text-sm text-slate-500">{detail}</p>
+        <p className="text-sm text-slate-600">{purpose}.</p> <p className="text-sm text-slate-500">{detail}</p>
       </div>
     </li>
   );

@@ -5,5 +5,8 @@ import { CLIENT_LANGUAGES, loadCodegen } from "./codegen";
 
 test("the portal's language list is @sluice/codegen's, in its order", async () => {
   const { languages } = await loadCodegen();
-  assert.deepEqual([...CLIENT_LANGUAGES], languages.map((l) => l.id));
+  assert.deepEqual(
+    [...CLIENT_LANGUAGES],
+    languages.map((l) => l.id),
+  );
 });

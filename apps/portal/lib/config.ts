@@ -32,10 +32,15 @@ export function tokenSettings() {
 export function secretKey(): Buffer {
   const raw = env("SLUICE_SECRET_KEY");
   if (!raw) {
-    throw new AppError("misconfigured", 500, "SLUICE_SECRET_KEY is not set: the portal cannot encrypt or use signing keys. Set it to 32 random bytes in base64 (openssl rand -base64 32).");
+    throw new AppError(
+      "misconfigured",
+      500,
+      "SLUICE_SECRET_KEY is not set: the portal cannot encrypt or use signing keys. Set it to 32 random bytes in base64 (openssl rand -base64 32).",
+    );
   }
   const key = Buffer.from(raw, "base64");
-  if (key.length !== 32) throw new AppError("misconfigured", 500, "SLUICE_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32).");
+  if (key.length !== 32)
+    throw new AppError("misconfigured", 500, "SLUICE_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32).");
   return key;
 }
 

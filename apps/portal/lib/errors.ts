@@ -37,8 +37,7 @@ export const notFound = (what: string) => new AppError("not_found", 404, `${what
 export const forbidden = (message = "Your role does not allow this.") => new AppError("forbidden", 403, message);
 export const unauthenticated = (message = "Sign in, or send a personal API key as Authorization: Bearer slk_…") =>
   new AppError("unauthenticated", 401, message);
-export const conflict = (field: string, message: string) =>
-  new AppError("conflict", 409, `${field}: ${message}`, [{ field, message }]);
+export const conflict = (field: string, message: string) => new AppError("conflict", 409, `${field}: ${message}`, [{ field, message }]);
 
 /** PostgreSQL's error fields that matter here (node-postgres DatabaseError). */
 interface PgError {

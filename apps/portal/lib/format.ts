@@ -7,7 +7,11 @@ export function formatDateTime(value: Date | string | null | undefined): string 
 }
 
 export function formatRelativeSeconds(seconds: number): string {
-  const units: [number, string][] = [[86400, "day"], [3600, "hour"], [60, "minute"]];
+  const units: [number, string][] = [
+    [86400, "day"],
+    [3600, "hour"],
+    [60, "minute"],
+  ];
   for (const [size, name] of units) {
     if (seconds >= size) {
       const n = Math.round(seconds / size);

@@ -16,7 +16,11 @@ const FORBIDDEN = ["lib/api", "app"];
 /** Every module specifier of static imports, re-exports and dynamic import() calls. */
 export function importSpecifiers(source: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g];
+  const patterns = [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
   for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1]!);
   return found;
 }

@@ -9,7 +9,12 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 export const pageQuery = z.object({
-  limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(DEFAULT_PAGE_SIZE),
+  limit: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
+    .default(DEFAULT_PAGE_SIZE),
   cursor: z.string().max(1000, "is not a cursor from this API").optional(),
 });
 
@@ -21,7 +26,8 @@ export function decodeCursor(cursor: string | undefined, arity: number): (string
   if (cursor === undefined || cursor === "") return undefined;
   try {
     const values = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(values) && values.length === arity && values.every((v) => typeof v === "string" || typeof v === "number")) return values;
+    if (Array.isArray(values) && values.length === arity && values.every((v) => typeof v === "string" || typeof v === "number"))
+      return values;
   } catch {
     // fall through
   }
@@ -36,4 +42,7 @@ export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => (strin
 }
 
 export const pageSchema = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable().describe("Pass as ?cursor= for the next page; null on the last page") });
+  z.object({
+    items: z.array(item),
+    nextCursor: z.string().nullable().describe("Pass as ?cursor= for the next page; null on the last page"),
+  });

@@ -1,15 +1,10 @@
 export const PROBE_TIMEOUT_MS = 1500;
 
-export type ProbeResult =
-  | { state: "up"; httpStatus: number; latencyMs: number }
-  | { state: "down"; reason: string };
+export type ProbeResult = { state: "up"; httpStatus: number; latencyMs: number } | { state: "down"; reason: string };
 
 // Reasons are shown on the landing page; keep them short and free of
 // internal details (no hostnames, no response bodies).
-export async function probeHealth(
-  url: string,
-  timeoutMs: number = PROBE_TIMEOUT_MS,
-): Promise<ProbeResult> {
+export async function probeHealth(url: string, timeoutMs: number = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
   if (!URL.canParse(url)) {
     return { state: "down", reason: "health URL is not valid" };
   }

@@ -38,17 +38,31 @@ describe("first admin", () => {
     if (first.kind !== "setup-link" || second.kind !== "setup-link") return;
     assert.equal(await findAccountLink({ db, token: tokenOf(first.url) }), undefined);
 
-    await rejects(completeAccountLink({ db, token: tokenOf(second.url), input: { email: "ada@example.com", password: "short" } }), 422, "password");
+    await rejects(
+      completeAccountLink({ db, token: tokenOf(second.url), input: { email: "ada@example.com", password: "short" } }),
+      422,
+      "password",
+    );
     // The failed attempt rolled back: the link still works.
-    const admin = await completeAccountLink({ db, token: tokenOf(second.url), input: { email: "ada@example.com", password: TEST_PASSWORD } });
+    const admin = await completeAccountLink({
+      db,
+      token: tokenOf(second.url),
+      input: { email: "ada@example.com", password: TEST_PASSWORD },
+    });
     assert.equal(admin.role, "admin");
-    await rejects(completeAccountLink({ db, token: tokenOf(second.url), input: { email: "eve@example.com", password: TEST_PASSWORD } }), 404);
+    await rejects(
+      completeAccountLink({ db, token: tokenOf(second.url), input: { email: "eve@example.com", password: TEST_PASSWORD } }),
+      404,
+    );
     assert.deepEqual(await ensureFirstAdmin({ db, env: {} }), { kind: "exists" });
   });
 
   test("or from SLUICE_ADMIN_EMAIL and SLUICE_ADMIN_PASSWORD, checked like any password", async (t) => {
     const db = await scratchDatabase(t);
-    await assert.rejects(ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: "1234" } }), /SLUICE_ADMIN_PASSWORD/);
+    await assert.rejects(
+      ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: "1234" } }),
+      /SLUICE_ADMIN_PASSWORD/,
+    );
     const made = await ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: TEST_PASSWORD } });
     assert.deepEqual(made, { kind: "created-from-env", email: "ops@example.com" });
     const session = await signIn({ db, input: { email: "OPS@example.com", password: TEST_PASSWORD }, ip: "10.0.0.1" });
@@ -61,7 +75,8 @@ describe("sign-in", () => {
     const db = await scratchDatabase(t);
     await ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: TEST_PASSWORD } });
     await rejects(signIn({ db, input: { email: "nobody@example.com", password: "whatever" }, ip: "10.0.0.2" }), 401);
-    for (let i = 0; i < 5; i++) await rejects(signIn({ db, input: { email: "ops@example.com", password: `wrong ${i}` }, ip: `10.0.1.${i}` }), 401);
+    for (let i = 0; i < 5; i++)
+      await rejects(signIn({ db, input: { email: "ops@example.com", password: `wrong ${i}` }, ip: `10.0.1.${i}` }), 401);
     // Even the right password is refused until the window passes.
     await rejects(signIn({ db, input: { email: "ops@example.com", password: TEST_PASSWORD }, ip: "10.0.2.1" }), 429);
   });
@@ -79,14 +94,27 @@ describe("users", () => {
     const [adminRow] = await db.select().from(users).where(eq(users.email, "ops@example.com"));
     const admin = authorize(actorFromUser(adminRow!, { kind: "session" }), "admin");
 
-    const { user, inviteUrl } = await inviteUser({ db, actor: admin, input: { email: "bob@example.com", displayName: "", role: "viewer" } });
+    const { user, inviteUrl } = await inviteUser({
+      db,
+      actor: admin,
+      input: { email: "bob@example.com", displayName: "", role: "viewer" },
+    });
     await rejects(signIn({ db, input: { email: "bob@example.com", password: TEST_PASSWORD }, ip: "10.0.0.4" }), 401);
     await completeAccountLink({ db, token: tokenOf(inviteUrl), input: { password: TEST_PASSWORD } });
     await signIn({ db, input: { email: "bob@example.com", password: TEST_PASSWORD }, ip: "10.0.0.4" });
     await rejects(completeAccountLink({ db, token: tokenOf(inviteUrl), input: { password: TEST_PASSWORD } }), 404);
 
     // A viewer's call to updateUser stops at the role check every caller makes to get an admin actor.
-    await rejects((async () => updateUser({ db, actor: authorize(actorFromUser(user, { kind: "session" }), "admin"), userId: adminRow!.id, input: { role: "viewer" } }))(), 403);
+    await rejects(
+      (async () =>
+        updateUser({
+          db,
+          actor: authorize(actorFromUser(user, { kind: "session" }), "admin"),
+          userId: adminRow!.id,
+          input: { role: "viewer" },
+        }))(),
+      403,
+    );
     await rejects(updateUser({ db, actor: admin, userId: adminRow!.id, input: { role: "viewer" } }), 409, "role");
     await rejects(updateUser({ db, actor: admin, userId: adminRow!.id, input: { disabled: true } }), 409, "disabled");
     await updateUser({ db, actor: admin, userId: user.id, input: { role: "admin" } });

@@ -48,7 +48,11 @@ describe("authentication", () => {
     const forged = await rawApi("/users", { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
     assert.equal(forged.status, 403);
     assert.match((await forged.json()).detail, /CSRF/);
-    const ok = await rawApi("/users", { method: "POST", headers: { cookie, "content-type": "application/json", "x-csrf-token": csrfToken }, body });
+    const ok = await rawApi("/users", {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json", "x-csrf-token": csrfToken },
+      body,
+    });
     assert.equal(ok.status, 201);
   });
 });
@@ -77,7 +81,12 @@ describe("users (admin only)", () => {
     assert.equal(again.response.status, 409);
     assert.equal(again.error?.errors?.[0]?.field, "email");
 
-    const bad = await rawApi("/users", { method: "POST", key: (await seedUser("admin")).key, headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "nope", role: "owner" }) });
+    const bad = await rawApi("/users", {
+      method: "POST",
+      key: (await seedUser("admin")).key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "nope", role: "owner" }),
+    });
     assert.equal(bad.status, 422);
     const problem = await bad.json();
     assert.deepEqual(problem.errors.map((e: { field: string }) => e.field).sort(), ["email", "role"]);
@@ -91,7 +100,10 @@ describe("users (admin only)", () => {
     assert.equal(res.data?.role, "editor");
     assert.equal((await target.api.GET("/me")).data?.role, "editor");
 
-    const missing = await admin.api.PATCH("/users/{userId}", { params: { path: { userId: "00000000-0000-4000-8000-000000000000" } }, body: { role: "editor" } });
+    const missing = await admin.api.PATCH("/users/{userId}", {
+      params: { path: { userId: "00000000-0000-4000-8000-000000000000" } },
+      body: { role: "editor" },
+    });
     assert.equal(missing.response.status, 404);
     const badId = await admin.api.PATCH("/users/{userId}", { params: { path: { userId: "42" } }, body: { role: "editor" } });
     assert.equal(badId.response.status, 422);

@@ -14,7 +14,9 @@ before(async () => {
 });
 
 const newApi = async (overrides: Record<string, unknown> = {}) => {
-  const { data, response, error } = await editor.api.POST("/apis", { body: { name: uniqueName("Market data"), version: "1.0.0", ...overrides } });
+  const { data, response, error } = await editor.api.POST("/apis", {
+    body: { name: uniqueName("Market data"), version: "1.0.0", ...overrides },
+  });
   assert.equal(response.status, 201, JSON.stringify(error));
   return data!;
 };
@@ -22,7 +24,9 @@ const newApi = async (overrides: Record<string, unknown> = {}) => {
 describe("creating APIs", () => {
   test("an editor creates an API; the owner defaults to the creator and the change is audited", async () => {
     const name = uniqueName("Prices");
-    const { data, response } = await editor.api.POST("/apis", { body: { name, version: "2.1.0", description: "Quotes as they trade", tags: ["Market-Data", "eu", "eu"] } });
+    const { data, response } = await editor.api.POST("/apis", {
+      body: { name, version: "2.1.0", description: "Quotes as they trade", tags: ["Market-Data", "eu", "eu"] },
+    });
     assert.equal(response.status, 201);
     assert.equal(data?.name, name);
     assert.deepEqual(data?.tags, ["market-data", "eu"]);
@@ -38,7 +42,10 @@ describe("creating APIs", () => {
   test("viewers may read but not create, change or delete", async () => {
     const api = await newApi();
     assert.equal((await viewer.api.POST("/apis", { body: { name: uniqueName("x"), version: "1" } })).response.status, 403);
-    assert.equal((await viewer.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { description: "no" } })).response.status, 403);
+    assert.equal(
+      (await viewer.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { description: "no" } })).response.status,
+      403,
+    );
     assert.equal((await viewer.api.DELETE("/apis/{apiId}", { params: { path: { apiId: api.id } } })).response.status, 403);
     const read = await viewer.api.GET("/apis/{apiId}", { params: { path: { apiId: api.id } } });
     assert.equal(read.response.status, 200);
@@ -59,7 +66,12 @@ describe("creating APIs", () => {
       [{ version: 1 }, ["name", "version"]],
     ];
     for (const [body, fields] of cases) {
-      const res = await rawApi("/apis", { method: "POST", key: editor.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await rawApi("/apis", {
+        method: "POST",
+        key: editor.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       assert.equal(res.status, 422, JSON.stringify(body));
       assert.deepEqual(fieldsOf(await res.json()).sort(), fields.sort(), JSON.stringify(body));
     }
@@ -94,7 +106,10 @@ describe("reading and listing APIs", () => {
     assert.deepEqual(new Set(data!.items.map((i) => i.id)), new Set([a.id, b.id, c.id]));
 
     const tagged = await viewer.api.GET("/apis", { params: { query: { tag } } });
-    assert.deepEqual(tagged.data!.items.map((i) => i.id), [c.id]);
+    assert.deepEqual(
+      tagged.data!.items.map((i) => i.id),
+      [c.id],
+    );
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -122,12 +137,18 @@ describe("changing and deleting APIs", () => {
     const api = await newApi();
     const created = [];
     for (const key of ["a", "b"]) {
-      const { data, response, error } = await editor.api.POST("/apis/{apiId}/endpoints", { params: { path: { apiId: api.id } }, body: { topic, key, operations: ["subscribe"] } });
+      const { data, response, error } = await editor.api.POST("/apis/{apiId}/endpoints", {
+        params: { path: { apiId: api.id } },
+        body: { topic, key, operations: ["subscribe"] },
+      });
       assert.equal(response.status, 201, JSON.stringify(error));
       created.push(data!);
     }
     const newName = uniqueName("Renamed");
-    const { data, response } = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { name: newName, version: "1.1.0" } });
+    const { data, response } = await editor.api.PATCH("/apis/{apiId}", {
+      params: { path: { apiId: api.id } },
+      body: { name: newName, version: "1.1.0" },
+    });
     assert.equal(response.status, 200);
     assert.equal(data?.name, newName);
     assert.equal(data?.endpointCount, 2);
@@ -152,10 +173,16 @@ describe("changing and deleting APIs", () => {
     const bad = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { version: "has space" } });
     assert.equal(bad.response.status, 422);
     assert.deepEqual(fieldsOf(bad.error), ["version"]);
-    const clash = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { name: other.name, version: other.version } });
+    const clash = await editor.api.PATCH("/apis/{apiId}", {
+      params: { path: { apiId: api.id } },
+      body: { name: other.name, version: other.version },
+    });
     assert.equal(clash.response.status, 409);
     assert.deepEqual(fieldsOf(clash.error), ["version"]);
-    const missing = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: "00000000-0000-4000-8000-000000000000" } }, body: { description: "x" } });
+    const missing = await editor.api.PATCH("/apis/{apiId}", {
+      params: { path: { apiId: "00000000-0000-4000-8000-000000000000" } },
+      body: { description: "x" },
+    });
     assert.equal(missing.response.status, 404);
     const owner = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { ownerId: viewer.user.id } });
     assert.equal(owner.data?.owner?.email, viewer.user.email);
@@ -163,7 +190,10 @@ describe("changing and deleting APIs", () => {
 
   test("deleting an API tombstones all its endpoints and is audited", async () => {
     const api = await newApi();
-    const { data: endpoint } = await editor.api.POST("/apis/{apiId}/endpoints", { params: { path: { apiId: api.id } }, body: { topic, keyParam: "id", operations: ["subscribe", "publish"] } });
+    const { data: endpoint } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      params: { path: { apiId: api.id } },
+      body: { topic, keyParam: "id", operations: ["subscribe", "publish"] },
+    });
     const res = await editor.api.DELETE("/apis/{apiId}", { params: { path: { apiId: api.id } } });
     assert.equal(res.response.status, 204);
     const rows = await outboxRows(`endpoint/${endpoint!.id}`);
@@ -173,7 +203,10 @@ describe("changing and deleting APIs", () => {
     assert.equal(audit.length, 1);
     assert.equal((audit[0]!.before as { endpointCount: number }).endpointCount, 1);
     assert.equal((await editor.api.GET("/apis/{apiId}", { params: { path: { apiId: api.id } } })).response.status, 404);
-    assert.equal((await editor.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: endpoint!.id } } })).response.status, 404);
+    assert.equal(
+      (await editor.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: endpoint!.id } } })).response.status,
+      404,
+    );
     assert.equal((await editor.api.DELETE("/apis/{apiId}", { params: { path: { apiId: api.id } } })).response.status, 404);
   });
 });

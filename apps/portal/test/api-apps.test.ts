@@ -13,7 +13,11 @@ const unique = (label: string) => `${label} ${randomUUID().slice(0, 8)}`;
 const MISSING = "00000000-0000-4000-8000-000000000000";
 
 async function outboxFor(key: string) {
-  return db.select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue }).from(catalogOutbox).where(eq(catalogOutbox.recordKey, key)).orderBy(asc(catalogOutbox.id));
+  return db
+    .select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue })
+    .from(catalogOutbox)
+    .where(eq(catalogOutbox.recordKey, key))
+    .orderBy(asc(catalogOutbox.id));
 }
 async function auditFor(entityId: string, actions?: string[]) {
   return db
@@ -35,14 +39,24 @@ describe("apps", () => {
     assert.equal(data!.ownerEmail, viewer.user.email);
     assert.equal(data!.tokensNotBefore, null);
 
-    assert.deepEqual(await outboxFor(`app/${data!.id}`), [{ recordKey: `app/${data!.id}`, recordValue: { v: 1, id: data!.id, name, tokens_not_before: null } }]);
+    assert.deepEqual(await outboxFor(`app/${data!.id}`), [
+      { recordKey: `app/${data!.id}`, recordValue: { v: 1, id: data!.id, name, tokens_not_before: null } },
+    ]);
     const audit = await auditFor(data!.id);
-    assert.deepEqual(audit.map((a) => [a.action, a.entityType, a.actorUserId]), [["app.create", "app", viewer.user.id]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.entityType, a.actorUserId]),
+      [["app.create", "app", viewer.user.id]],
+    );
   });
 
   test("bad input names every field; a duplicate name for the same owner is 409", async () => {
     const viewer = await seedUser("viewer");
-    const bad = await rawApi("/apps", { method: "POST", key: viewer.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "", description: "x".repeat(2001), ownerId: "nope" }) });
+    const bad = await rawApi("/apps", {
+      method: "POST",
+      key: viewer.key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "", description: "x".repeat(2001), ownerId: "nope" }),
+    });
     assert.equal(bad.status, 422);
     assert.deepEqual(fields(await bad.json()), ["description", "name", "ownerId"]);
     const long = await viewer.api.POST("/apps", { body: { name: "n".repeat(101) } });
@@ -81,10 +95,16 @@ describe("apps", () => {
     const theirs = (await other.api.POST("/apps", { body: { name: `paged ${tag} other` } })).data!;
 
     const page1 = await viewer.api.GET("/apps", { params: { query: { q: tag, limit: 2 } } });
-    assert.deepEqual(page1.data!.items.map((a) => a.name), [`paged ${tag} a`, `paged ${tag} b`]);
+    assert.deepEqual(
+      page1.data!.items.map((a) => a.name),
+      [`paged ${tag} a`, `paged ${tag} b`],
+    );
     assert.ok(page1.data!.nextCursor);
     const page2 = await viewer.api.GET("/apps", { params: { query: { q: tag, limit: 2, cursor: page1.data!.nextCursor! } } });
-    assert.deepEqual(page2.data!.items.map((a) => a.name), [`paged ${tag} c`]);
+    assert.deepEqual(
+      page2.data!.items.map((a) => a.name),
+      [`paged ${tag} c`],
+    );
     assert.equal(page2.data!.nextCursor, null);
 
     const all = await editor.api.GET("/apps", { params: { query: { q: tag } } });
@@ -108,7 +128,10 @@ describe("apps", () => {
     const editor = await seedUser("editor");
     const app = (await owner.api.POST("/apps", { body: { name: unique("Before") } })).data!;
     const renamed = unique("After");
-    const res = await owner.api.PATCH("/apps/{appId}", { params: { path: { appId: app.id } }, body: { name: renamed, description: "new" } });
+    const res = await owner.api.PATCH("/apps/{appId}", {
+      params: { path: { appId: app.id } },
+      body: { name: renamed, description: "new" },
+    });
     assert.equal(res.response.status, 200);
     assert.equal(res.data!.name, renamed);
     assert.equal(res.data!.description, "new");
@@ -119,7 +142,10 @@ describe("apps", () => {
     assert.equal((audit[0]!.before as { name: string }).name, app.name);
     assert.equal((audit[0]!.after as { name: string }).name, renamed);
 
-    assert.equal((await stranger.api.PATCH("/apps/{appId}", { params: { path: { appId: app.id } }, body: { name: "mine now" } })).response.status, 404);
+    assert.equal(
+      (await stranger.api.PATCH("/apps/{appId}", { params: { path: { appId: app.id } }, body: { name: "mine now" } })).response.status,
+      404,
+    );
     const handOver = await owner.api.PATCH("/apps/{appId}", { params: { path: { appId: app.id } }, body: { ownerId: stranger.user.id } });
     assert.equal(handOver.response.status, 403);
     const bad = await owner.api.PATCH("/apps/{appId}", { params: { path: { appId: app.id } }, body: { name: "" } });
@@ -138,7 +164,10 @@ describe("apps", () => {
     assert.equal((await owner.api.GET("/apps/{appId}", { params: { path: { appId: app.id } } })).response.status, 404);
     const records = await outboxFor(`app/${app.id}`);
     assert.deepEqual(records.at(-1), { recordKey: `app/${app.id}`, recordValue: null });
-    assert.deepEqual((await auditFor(app.id, ["app.delete"])).map((a) => a.action), ["app.delete"]);
+    assert.deepEqual(
+      (await auditFor(app.id, ["app.delete"])).map((a) => a.action),
+      ["app.delete"],
+    );
     assert.equal((await owner.api.DELETE("/apps/{appId}", { params: { path: { appId: MISSING } } })).response.status, 404);
   });
 });
@@ -150,32 +179,68 @@ describe("grants", () => {
     const app = (await owner.api.POST("/apps", { body: { name: unique("Granted") } })).data!;
     const path = { appId: app.id };
 
-    const denied = await owner.api.POST("/apps/{appId}/grants", { params: { path }, body: { endpointPattern: "/prices/*", operations: ["subscribe"] } });
+    const denied = await owner.api.POST("/apps/{appId}/grants", {
+      params: { path },
+      body: { endpointPattern: "/prices/*", operations: ["subscribe"] },
+    });
     assert.equal(denied.response.status, 403);
 
-    const added = await editor.api.POST("/apps/{appId}/grants", { params: { path }, body: { endpointPattern: "/pr%69ces/*", operations: ["subscribe"] } });
+    const added = await editor.api.POST("/apps/{appId}/grants", {
+      params: { path },
+      body: { endpointPattern: "/pr%69ces/*", operations: ["subscribe"] },
+    });
     assert.equal(added.response.status, 201);
     assert.equal(added.data!.endpointPattern, "/prices/*");
     assert.deepEqual(added.data!.operations, ["subscribe"]);
     assert.equal(added.data!.grantedBy, editor.user.id);
-    const exact = await editor.api.POST("/apps/{appId}/grants", { params: { path }, body: { endpointPattern: "/orders/eu", operations: ["publish", "subscribe"] } });
+    const exact = await editor.api.POST("/apps/{appId}/grants", {
+      params: { path },
+      body: { endpointPattern: "/orders/eu", operations: ["publish", "subscribe"] },
+    });
     assert.deepEqual(exact.data!.operations, ["subscribe", "publish"]);
 
-    const dup = await editor.api.POST("/apps/{appId}/grants", { params: { path }, body: { endpointPattern: "/prices/*", operations: ["publish"] } });
+    const dup = await editor.api.POST("/apps/{appId}/grants", {
+      params: { path },
+      body: { endpointPattern: "/prices/*", operations: ["publish"] },
+    });
     assert.equal(dup.response.status, 409);
     assert.deepEqual(fields(dup.error), ["endpointPattern"]);
 
     const list = await owner.api.GET("/apps/{appId}/grants", { params: { path } });
-    assert.deepEqual(list.data!.items.map((g) => g.endpointPattern), ["/orders/eu", "/prices/*"]);
+    assert.deepEqual(
+      list.data!.items.map((g) => g.endpointPattern),
+      ["/orders/eu", "/prices/*"],
+    );
 
     const audit = await auditFor(added.data!.id);
-    assert.deepEqual(audit.map((a) => [a.action, a.entityType]), [["grant.create", "app_grant"]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.entityType]),
+      [["grant.create", "app_grant"]],
+    );
 
-    assert.equal((await owner.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response.status, 403);
-    assert.equal((await editor.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response.status, 204);
-    assert.equal((await editor.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response.status, 404);
-    assert.deepEqual((await auditFor(added.data!.id)).map((a) => a.action), ["grant.create", "grant.delete"]);
-    assert.deepEqual((await owner.api.GET("/apps/{appId}/grants", { params: { path } })).data!.items.map((g) => g.endpointPattern), ["/orders/eu"]);
+    assert.equal(
+      (await owner.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response
+        .status,
+      403,
+    );
+    assert.equal(
+      (await editor.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response
+        .status,
+      204,
+    );
+    assert.equal(
+      (await editor.api.DELETE("/apps/{appId}/grants/{grantId}", { params: { path: { appId: app.id, grantId: added.data!.id } } })).response
+        .status,
+      404,
+    );
+    assert.deepEqual(
+      (await auditFor(added.data!.id)).map((a) => a.action),
+      ["grant.create", "grant.delete"],
+    );
+    assert.deepEqual(
+      (await owner.api.GET("/apps/{appId}/grants", { params: { path } })).data!.items.map((g) => g.endpointPattern),
+      ["/orders/eu"],
+    );
   });
 
   test("bad patterns and operations name their field, with the gateway's rules", async () => {
@@ -187,15 +252,34 @@ describe("grants", () => {
       assert.equal(res.response.status, 422, endpointPattern);
       assert.deepEqual(fields(res.error), ["endpointPattern"], endpointPattern);
     }
-    const param = await editor.api.POST("/apps/{appId}/grants", { params: { path }, body: { endpointPattern: "/prices/{symbol}", operations: ["subscribe"] } });
+    const param = await editor.api.POST("/apps/{appId}/grants", {
+      params: { path },
+      body: { endpointPattern: "/prices/{symbol}", operations: ["subscribe"] },
+    });
     assert.match(JSON.stringify(param.error), /parameterised/);
     for (const operations of [[], ["delete"], ["subscribe", "subscribe"]]) {
-      const res = await rawApi(`/apps/${app.id}/grants`, { method: "POST", key: editor.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ endpointPattern: "/a/b", operations }) });
+      const res = await rawApi(`/apps/${app.id}/grants`, {
+        method: "POST",
+        key: editor.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ endpointPattern: "/a/b", operations }),
+      });
       assert.equal(res.status, 422, JSON.stringify(operations));
-      assert.ok(fields(await res.json()).every((f: string) => f.startsWith("operations")), JSON.stringify(operations));
+      assert.ok(
+        fields(await res.json()).every((f: string) => f.startsWith("operations")),
+        JSON.stringify(operations),
+      );
     }
     const stranger = await seedUser("viewer");
     assert.equal((await stranger.api.GET("/apps/{appId}/grants", { params: { path } })).response.status, 404);
-    assert.equal((await editor.api.POST("/apps/{appId}/grants", { params: { path: { appId: MISSING } }, body: { endpointPattern: "/a/b", operations: ["subscribe"] } })).response.status, 404);
+    assert.equal(
+      (
+        await editor.api.POST("/apps/{appId}/grants", {
+          params: { path: { appId: MISSING } },
+          body: { endpointPattern: "/a/b", operations: ["subscribe"] },
+        })
+      ).response.status,
+      404,
+    );
   });
 });

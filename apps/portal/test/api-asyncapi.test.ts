@@ -17,9 +17,17 @@ const topic = (name: string) => `it-docs-${run}-${name}`;
 const createdApis: string[] = [];
 
 async function insertApi(name: string, rows: Omit<NewEndpoint, "apiId">[]) {
-  const [api] = await db.insert(streamingApis).values({ name: `${name} ${run}`, version: "1.0.0", description: `Docs test ${run}`, tags: ["it"] }).returning();
+  const [api] = await db
+    .insert(streamingApis)
+    .values({ name: `${name} ${run}`, version: "1.0.0", description: `Docs test ${run}`, tags: ["it"] })
+    .returning();
   createdApis.push(api!.id);
-  const inserted = rows.length ? await db.insert(endpoints).values(rows.map((r) => ({ ...r, apiId: api!.id }))).returning() : [];
+  const inserted = rows.length
+    ? await db
+        .insert(endpoints)
+        .values(rows.map((r) => ({ ...r, apiId: api!.id })))
+        .returning()
+    : [];
   return { api: api!, endpoints: inserted };
 }
 
@@ -41,7 +49,12 @@ describe("AsyncAPI document of an API", () => {
         keyParam: "symbol",
         operations: ["subscribe"],
         payloadFormat: "json",
-        jsonSchema: { type: "object", required: ["price"], properties: { price: { type: "number" }, symbol: { $ref: "#/$defs/symbol" } }, $defs: { symbol: { type: "string" } } },
+        jsonSchema: {
+          type: "object",
+          required: ["price"],
+          properties: { price: { type: "number" }, symbol: { $ref: "#/$defs/symbol" } },
+          $defs: { symbol: { type: "string" } },
+        },
         examples: [{ price: 1.5, symbol: "AAPL" }],
         description: "Prices per symbol",
       },
@@ -59,24 +72,58 @@ describe("AsyncAPI document of an API", () => {
     const { data, response } = await viewer.api.GET("/apis/{apiId}/asyncapi.json", { params: { path: { apiId: market.api.id } } });
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
-    assert.match(response.headers.get("content-disposition") ?? "", /^attachment; filename="market-data-[0-9a-f]{8}-1\.0\.0\.asyncapi\.json"$/);
+    assert.match(
+      response.headers.get("content-disposition") ?? "",
+      /^attachment; filename="market-data-[0-9a-f]{8}-1\.0\.0\.asyncapi\.json"$/,
+    );
     assert.equal(data?.asyncapi, "3.0.0");
     assert.equal(data?.info.title, market.api.name);
 
     const { document, errors } = await parseAsyncApi(data as Record<string, unknown>);
     assert.deepEqual(errors, []);
-    assert.deepEqual(document!.channels().all().map((c) => c.address()).sort(), market.endpoints.map((e) => e.path).sort());
     assert.deepEqual(
-      document!.operations().all().map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`).sort(),
+      document!
+        .channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+      market.endpoints.map((e) => e.path).sort(),
+    );
+    assert.deepEqual(
+      document!
+        .operations()
+        .all()
+        .map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`)
+        .sort(),
       expectedOperations(market.endpoints),
     );
-    const ws = document!.servers().all().find((s) => s.protocol() === "ws" || s.protocol() === "wss");
+    const ws = document!
+      .servers()
+      .all()
+      .find((s) => s.protocol() === "ws" || s.protocol() === "wss");
     const gateway = new URL(process.env.SLUICE_GATEWAY_PUBLIC_URL ?? "http://127.0.0.1:8080");
     assert.equal(ws?.host(), gateway.host);
     assert.equal(ws?.pathname(), "/ws");
-    const prices = document!.channels().all().find((c) => c.address()!.endsWith("/{symbol}"))!;
-    assert.deepEqual(prices.parameters().all().map((p) => p.id()), ["symbol"]);
-    assert.deepEqual(prices.messages().all()[0]!.examples().all().map((e) => e.payload()), [{ price: 1.5, symbol: "AAPL" }]);
+    const prices = document!
+      .channels()
+      .all()
+      .find((c) => c.address()!.endsWith("/{symbol}"))!;
+    assert.deepEqual(
+      prices
+        .parameters()
+        .all()
+        .map((p) => p.id()),
+      ["symbol"],
+    );
+    assert.deepEqual(
+      prices
+        .messages()
+        .all()[0]!
+        .examples()
+        .all()
+        .map((e) => e.payload()),
+      [{ price: 1.5, symbol: "AAPL" }],
+    );
   });
 
   test("YAML: the same document, downloadable", async () => {
@@ -90,9 +137,20 @@ describe("AsyncAPI document of an API", () => {
 
     const { document, errors } = await parseAsyncApi(text);
     assert.deepEqual(errors, []);
-    assert.deepEqual(document!.channels().all().map((c) => c.address()).sort(), market.endpoints.map((e) => e.path).sort());
     assert.deepEqual(
-      document!.operations().all().map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`).sort(),
+      document!
+        .channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+      market.endpoints.map((e) => e.path).sort(),
+    );
+    assert.deepEqual(
+      document!
+        .operations()
+        .all()
+        .map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`)
+        .sort(),
       expectedOperations(market.endpoints),
     );
 
@@ -122,7 +180,10 @@ describe("AsyncAPI document of an API", () => {
       assert.match(missing.headers.get("content-type") ?? "", /application\/problem\+json/);
       const bad = await rawApi(`/apis/not-a-uuid/asyncapi.${format}`, { key: viewer.key });
       assert.equal(bad.status, 422, format);
-      assert.deepEqual((await bad.json()).errors.map((e: { field: string }) => e.field), ["apiId"]);
+      assert.deepEqual(
+        (await bad.json()).errors.map((e: { field: string }) => e.field),
+        ["apiId"],
+      );
     }
   });
 

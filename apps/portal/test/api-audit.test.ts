@@ -20,7 +20,14 @@ const at = (minute: number) => new Date(Date.UTC(2001, 0, 1, 12, minute));
 // Minute 10 holds three entries at the same instant, to test the cursor's tie-break.
 const entries = [
   { minute: 0, actor: actorA, action: `${entityType}.create`, entityId: "one", before: null, after: { name: "one", size: 1 } },
-  { minute: 5, actor: actorB, action: `${entityType}.update`, entityId: "one", before: { name: "one", size: 1 }, after: { name: "one", size: 2 } },
+  {
+    minute: 5,
+    actor: actorB,
+    action: `${entityType}.update`,
+    entityId: "one",
+    before: { name: "one", size: 1 },
+    after: { name: "one", size: 2 },
+  },
   { minute: 10, actor: actorA, action: `${entityType}.create`, entityId: "two", before: null, after: { name: "two" } },
   { minute: 10, actor: actorB, action: `${entityType}.create`, entityId: "three", before: null, after: { name: "three" } },
   { minute: 10, actor: actorA, action: `${entityType}.delete`, entityId: "two", before: { name: "two" }, after: null },
@@ -30,7 +37,16 @@ const entries = [
 let editor: SeededUser;
 let ids: number[] = [];
 
-type Query = { entityType?: string; entityId?: string; action?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string };
+type Query = {
+  entityType?: string;
+  entityId?: string;
+  action?: string;
+  actor?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+};
 
 async function list(query: Query) {
   const { data, response, error } = await editor.api.GET("/audit", { params: { query: { entityType, ...query } } });
@@ -39,7 +55,8 @@ async function list(query: Query) {
 }
 
 /** Entries by their index in `entries`, newest first as the API orders them (ties: later insert first). */
-const expected = (...indexes: number[]) => indexes.map((i) => ids[i]).sort((a, b) => entries[ids.indexOf(b!)]!.minute - entries[ids.indexOf(a!)]!.minute || b! - a!);
+const expected = (...indexes: number[]) =>
+  indexes.map((i) => ids[i]).sort((a, b) => entries[ids.indexOf(b!)]!.minute - entries[ids.indexOf(a!)]!.minute || b! - a!);
 
 describe("audit log API", () => {
   // Suite-level hooks: they run before helpers.ts closes the shared pool.
@@ -47,7 +64,17 @@ describe("audit log API", () => {
     editor = await seedUser("editor", "audit-editor");
     const rows = await db
       .insert(auditLog)
-      .values(entries.map((e) => ({ occurredAt: at(e.minute), actor: e.actor, action: e.action, entityType, entityId: e.entityId, before: e.before, after: e.after })))
+      .values(
+        entries.map((e) => ({
+          occurredAt: at(e.minute),
+          actor: e.actor,
+          action: e.action,
+          entityType,
+          entityId: e.entityId,
+          before: e.before,
+          after: e.after,
+        })),
+      )
       .returning({ id: auditLog.id });
     ids = rows.map((r) => r.id);
   });
@@ -58,7 +85,10 @@ describe("audit log API", () => {
 
   test("filters by entity type; newest first with who, what, when and before/after", async () => {
     const page = await list({});
-    assert.deepEqual(page.items.map((e) => e.id), expected(0, 1, 2, 3, 4, 5));
+    assert.deepEqual(
+      page.items.map((e) => e.id),
+      expected(0, 1, 2, 3, 4, 5),
+    );
     assert.equal(page.nextCursor, null);
     const newest = page.items[0]!;
     assert.equal(newest.actor, actorB);
@@ -68,14 +98,34 @@ describe("audit log API", () => {
   });
 
   test("filters by action, entity id, actor (contains, case-insensitive) and time", async () => {
-    assert.deepEqual((await list({ action: `${entityType}.create` })).items.map((e) => e.id), expected(0, 2, 3));
-    assert.deepEqual((await list({ entityId: "one" })).items.map((e) => e.id), expected(0, 1, 5));
-    assert.deepEqual((await list({ actor: `alice-${run}` })).items.map((e) => e.id), expected(0, 2, 4));
+    assert.deepEqual(
+      (await list({ action: `${entityType}.create` })).items.map((e) => e.id),
+      expected(0, 2, 3),
+    );
+    assert.deepEqual(
+      (await list({ entityId: "one" })).items.map((e) => e.id),
+      expected(0, 1, 5),
+    );
+    assert.deepEqual(
+      (await list({ actor: `alice-${run}` })).items.map((e) => e.id),
+      expected(0, 2, 4),
+    );
     assert.deepEqual((await list({ actor: "%" })).items, [], "LIKE wildcards in the filter are plain text");
     // from is inclusive, to exclusive.
-    assert.deepEqual((await list({ from: at(5).toISOString(), to: at(20).toISOString() })).items.map((e) => e.id), expected(1, 2, 3, 4));
-    assert.deepEqual((await list({ from: "2001-01-01T13:05:00+01:00" })).items.map((e) => e.id), expected(1, 2, 3, 4, 5), "offsets are honoured");
-    assert.deepEqual((await list({ action: `${entityType}.delete`, actor: "BOB" })).items.map((e) => e.id), expected(5), "filters combine with AND");
+    assert.deepEqual(
+      (await list({ from: at(5).toISOString(), to: at(20).toISOString() })).items.map((e) => e.id),
+      expected(1, 2, 3, 4),
+    );
+    assert.deepEqual(
+      (await list({ from: "2001-01-01T13:05:00+01:00" })).items.map((e) => e.id),
+      expected(1, 2, 3, 4, 5),
+      "offsets are honoured",
+    );
+    assert.deepEqual(
+      (await list({ action: `${entityType}.delete`, actor: "BOB" })).items.map((e) => e.id),
+      expected(5),
+      "filters combine with AND",
+    );
   });
 
   test("pagination returns every entry exactly once, in order, across same-instant ties", async () => {
@@ -116,7 +166,11 @@ describe("audit log API", () => {
       const res = await rawApi(`/audit?${query}`, { key: editor.key });
       assert.equal(res.status, 422, query);
       const problem = await res.json();
-      assert.deepEqual(problem.errors.map((e: { field: string }) => e.field), [field], query);
+      assert.deepEqual(
+        problem.errors.map((e: { field: string }) => e.field),
+        [field],
+        query,
+      );
     }
   });
 });

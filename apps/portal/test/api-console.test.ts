@@ -20,7 +20,10 @@ async function setUp() {
   const topic = await createTopic("console", 2);
   const { data: api } = await editor.api.POST("/apis", { body: { name: uniqueName("Console test"), version: "1.0.0" } });
   const make = async (body: Record<string, unknown>) => {
-    const { data, response, error } = await editor.api.POST("/apis/{apiId}/endpoints", { params: { path: { apiId: api!.id } }, body: { topic, ...body } as never });
+    const { data, response, error } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      params: { path: { apiId: api!.id } },
+      body: { topic, ...body } as never,
+    });
     assert.equal(response.status, 201, JSON.stringify(error));
     return data!;
   };
@@ -53,7 +56,10 @@ describe("console tokens", async () => {
     assert.equal(row!.issuedBy, viewer.user.id);
     assert.equal(row!.appId, consoleApp!.id);
     assert.match(row!.description, /^Live console: /);
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.entityId, data!.jti), eq(auditLog.action, "token.mint")));
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entityId, data!.jti), eq(auditLog.action, "token.mint")));
     assert.equal(audit.length, 1);
     assert.equal(audit[0]!.actorUserId, viewer.user.id);
   });

@@ -40,7 +40,14 @@ describe("creating endpoints", () => {
     const schema = { type: "object", required: ["price"], properties: { price: { type: "number" } } };
     const { data, response, error } = await editor.api.POST("/apis/{apiId}/endpoints", {
       ...api(),
-      body: { topic, key: "BRK.B/café", operations: ["publish", "subscribe"], jsonSchema: schema, description: "Quotes", examples: [{ price: 1.5 }] },
+      body: {
+        topic,
+        key: "BRK.B/café",
+        operations: ["publish", "subscribe"],
+        jsonSchema: schema,
+        description: "Quotes",
+        examples: [{ price: 1.5 }],
+      },
     });
     assert.equal(response.status, 201, JSON.stringify(error));
     assert.equal(data?.path, `/${topic}/BRK.B/caf%C3%A9`);
@@ -72,25 +79,41 @@ describe("creating endpoints", () => {
   });
 
   test("a path with {param} covers the topic; a path is percent-decoded into the key", async () => {
-    const param = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { path: `/${otherTopic}/{orderId}`, operations: ["subscribe"], payloadFormat: "text", examples: ["hello"] } });
+    const param = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { path: `/${otherTopic}/{orderId}`, operations: ["subscribe"], payloadFormat: "text", examples: ["hello"] },
+    });
     assert.equal(param.response.status, 201, JSON.stringify(param.error));
-    assert.deepEqual([param.data?.topic, param.data?.key, param.data?.keyParam, param.data?.path], [otherTopic, null, "orderId", `/${otherTopic}/{orderId}`]);
+    assert.deepEqual(
+      [param.data?.topic, param.data?.key, param.data?.keyParam, param.data?.path],
+      [otherTopic, null, "orderId", `/${otherTopic}/{orderId}`],
+    );
     const record = (await outboxRows(`endpoint/${param.data!.id}`))[0]!.recordValue as Record<string, unknown>;
     assert.equal(record.key_param, "orderId");
     assert.equal(record.key, null);
     assert.equal(record.json_schema, null);
     assert.equal(record.payload_format, "text");
 
-    const exact = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { path: `/${otherTopic}/a%2eb/x%20y`, operations: ["publish"], payloadFormat: "bytes", examples: ["aGk="] } });
+    const exact = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { path: `/${otherTopic}/a%2eb/x%20y`, operations: ["publish"], payloadFormat: "bytes", examples: ["aGk="] },
+    });
     assert.equal(exact.response.status, 201, JSON.stringify(exact.error));
     assert.deepEqual([exact.data?.key, exact.data?.path], ["a.b/x y", `/${otherTopic}/a.b/x%20y`]);
   });
 
   test("viewers cannot create, change or delete endpoints, but can read them", async () => {
-    const created = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: uniqueName("viewer"), operations: ["subscribe"] } });
+    const created = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: uniqueName("viewer"), operations: ["subscribe"] },
+    });
     const id = created.data!.id;
     assert.equal((await post({ topic, key: "v", operations: ["subscribe"] }, viewer.key)).status, 403);
-    assert.equal((await viewer.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: id } }, body: { description: "x" } })).response.status, 403);
+    assert.equal(
+      (await viewer.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: id } }, body: { description: "x" } })).response
+        .status,
+      403,
+    );
     assert.equal((await viewer.api.DELETE("/endpoints/{endpointId}", { params: { path: { endpointId: id } } })).response.status, 403);
     const read = await viewer.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: id } } });
     assert.equal(read.response.status, 200);
@@ -152,18 +175,33 @@ describe("creating endpoints", () => {
   });
 
   test("an unknown API is 404", async () => {
-    const res = await rawApi("/apis/00000000-0000-4000-8000-000000000000/endpoints", { method: "POST", key: editor.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ topic, key: "k", operations: ["subscribe"] }) });
+    const res = await rawApi("/apis/00000000-0000-4000-8000-000000000000/endpoints", {
+      method: "POST",
+      key: editor.key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ topic, key: "k", operations: ["subscribe"] }),
+    });
     assert.equal(res.status, 404);
-    assert.equal((await viewer.api.GET("/apis/{apiId}/endpoints", { params: { path: { apiId: "00000000-0000-4000-8000-000000000000" } } })).response.status, 404);
+    assert.equal(
+      (await viewer.api.GET("/apis/{apiId}/endpoints", { params: { path: { apiId: "00000000-0000-4000-8000-000000000000" } } })).response
+        .status,
+      404,
+    );
   });
 });
 
 describe("changing and deleting endpoints", () => {
   test("a change writes a new catalog record and an audit entry with before and after", async () => {
-    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: uniqueName("edit"), operations: ["subscribe"] } });
+    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: uniqueName("edit"), operations: ["subscribe"] },
+    });
     const id = created!.id;
     const newKey = uniqueName("moved");
-    const { data, response, error } = await admin.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: id } }, body: { key: newKey, operations: ["subscribe", "publish"], description: "Moved" } });
+    const { data, response, error } = await admin.api.PATCH("/endpoints/{endpointId}", {
+      params: { path: { endpointId: id } },
+      body: { key: newKey, operations: ["subscribe", "publish"], description: "Moved" },
+    });
     assert.equal(response.status, 200, JSON.stringify(error));
     assert.equal(data?.path, `/${topic}/${newKey}`);
     assert.equal(data?.description, "Moved");
@@ -178,15 +216,26 @@ describe("changing and deleting endpoints", () => {
     assert.equal((audit[0]!.after as { key: string }).key, newKey);
 
     // Switching to a parameter clears the key; removing the schema with null works.
-    const toParam = await editor.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: id } }, body: { topic: thirdTopic, keyParam: "anyKey", jsonSchema: null } });
+    const toParam = await editor.api.PATCH("/endpoints/{endpointId}", {
+      params: { path: { endpointId: id } },
+      body: { topic: thirdTopic, keyParam: "anyKey", jsonSchema: null },
+    });
     assert.equal(toParam.response.status, 200, JSON.stringify(toParam.error));
     assert.deepEqual([toParam.data?.key, toParam.data?.keyParam, toParam.data?.path], [null, "anyKey", `/${thirdTopic}/{anyKey}`]);
   });
 
   test("bad changes name the field; a topic Kafka lacks is refused; unknown endpoints are 404", async () => {
-    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: uniqueName("bad-edit"), operations: ["subscribe"] } });
+    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: uniqueName("bad-edit"), operations: ["subscribe"] },
+    });
     const patch = (body: Record<string, unknown>) =>
-      rawApi(`/endpoints/${created!.id}`, { method: "PATCH", key: editor.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      rawApi(`/endpoints/${created!.id}`, {
+        method: "PATCH",
+        key: editor.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     for (const [body, fields] of [
       [{ topic: uniqueName("gone") }, ["topic"]],
       [{ operations: [] }, ["operations"]],
@@ -201,14 +250,21 @@ describe("changing and deleting endpoints", () => {
     assert.equal((await outboxRows(`endpoint/${created!.id}`)).length, 1, "refused changes leave no record");
     const missing = "00000000-0000-4000-8000-000000000000";
     assert.equal((await editor.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: missing } } })).response.status, 404);
-    assert.equal((await editor.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: missing } }, body: { description: "x" } })).response.status, 404);
+    assert.equal(
+      (await editor.api.PATCH("/endpoints/{endpointId}", { params: { path: { endpointId: missing } }, body: { description: "x" } }))
+        .response.status,
+      404,
+    );
     assert.equal((await editor.api.DELETE("/endpoints/{endpointId}", { params: { path: { endpointId: missing } } })).response.status, 404);
     const badId = await editor.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: "x" } } });
     assert.deepEqual(fieldsOf(badId.error), ["endpointId"]);
   });
 
   test("delete: 204, a tombstone and an audit entry", async () => {
-    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: uniqueName("delete"), operations: ["subscribe"] } });
+    const { data: created } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: uniqueName("delete"), operations: ["subscribe"] },
+    });
     const res = await editor.api.DELETE("/endpoints/{endpointId}", { params: { path: { endpointId: created!.id } } });
     assert.equal(res.response.status, 204);
     const rows = await outboxRows(`endpoint/${created!.id}`);
@@ -224,8 +280,14 @@ describe("changing and deleting endpoints", () => {
 describe("listing endpoints", () => {
   test("per API and across the catalog, searchable by path and description", async () => {
     const marker = uniqueName("needle");
-    const { data: a } = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: `${marker}-key`, operations: ["subscribe"] } });
-    const { data: b } = await editor.api.POST("/apis/{apiId}/endpoints", { ...api(), body: { topic, key: uniqueName("plain"), operations: ["subscribe"], description: `About ${marker}`, jsonSchema: { type: "object" } } });
+    const { data: a } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: `${marker}-key`, operations: ["subscribe"] },
+    });
+    const { data: b } = await editor.api.POST("/apis/{apiId}/endpoints", {
+      ...api(),
+      body: { topic, key: uniqueName("plain"), operations: ["subscribe"], description: `About ${marker}`, jsonSchema: { type: "object" } },
+    });
     const perApi = await viewer.api.GET("/apis/{apiId}/endpoints", { params: { path: { apiId }, query: { q: marker } } });
     assert.deepEqual(new Set(perApi.data!.items.map((e) => e.id)), new Set([a!.id, b!.id]));
     assert.equal(perApi.data!.items.find((e) => e.id === b!.id)?.hasSchema, true);
@@ -239,7 +301,10 @@ describe("Kafka topics", () => {
   test("editors see the real topics with their partition counts; viewers may not list them", async () => {
     const { data, response } = await editor.api.GET("/topics");
     assert.equal(response.status, 200);
-    assert.deepEqual(data!.items.find((t) => t.name === topic), { name: topic, partitions: 3 });
+    assert.deepEqual(
+      data!.items.find((t) => t.name === topic),
+      { name: topic, partitions: 3 },
+    );
     assert.ok(data!.items.every((t) => !t.name.startsWith("__")));
     assert.equal((await viewer.api.GET("/topics")).response.status, 403);
   });
@@ -268,7 +333,9 @@ describe("10,000 endpoints", () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const { data, response } = await viewer.api.GET("/apis/{apiId}/endpoints", { params: { path: { apiId: bigApiId }, query: { limit: 200, cursor } } });
+      const { data, response } = await viewer.api.GET("/apis/{apiId}/endpoints", {
+        params: { path: { apiId: bigApiId }, query: { limit: 200, cursor } },
+      });
       assert.equal(response.status, 200);
       assert.ok(data!.items.length <= 200);
       paths.push(...data!.items.map((e) => e.path));
@@ -284,10 +351,18 @@ describe("10,000 endpoints", () => {
   });
 
   test("a search finds the one endpoint among them", async () => {
-    const { data } = await viewer.api.GET("/apis/{apiId}/endpoints", { params: { path: { apiId: bigApiId }, query: { q: "Endpoint number 4242" } } });
-    assert.deepEqual(data!.items.map((e) => e.path), [`/${topic}/big-04242`]);
+    const { data } = await viewer.api.GET("/apis/{apiId}/endpoints", {
+      params: { path: { apiId: bigApiId }, query: { q: "Endpoint number 4242" } },
+    });
+    assert.deepEqual(
+      data!.items.map((e) => e.path),
+      [`/${topic}/big-04242`],
+    );
     const byPath = await viewer.api.GET("/endpoints", { params: { query: { q: `${topic}/big-07777` } } });
-    assert.deepEqual(byPath.data!.items.map((e) => e.key), ["big-07777"]);
+    assert.deepEqual(
+      byPath.data!.items.map((e) => e.key),
+      ["big-07777"],
+    );
     const { data: apiView } = await viewer.api.GET("/apis/{apiId}", { params: { path: { apiId: bigApiId } } });
     assert.equal(apiView!.endpointCount, N);
   });

@@ -16,13 +16,18 @@ const verify = (token: string) => jwtVerify(token, jwks, { issuer: "sluice", aud
 const MAX_LIFETIME = Number(process.env.SLUICE_TOKEN_MAX_LIFETIME_SECONDS || 90 * 86400);
 const fields = (error: unknown) => ((error as { errors?: { field: string }[] })?.errors ?? []).map((e) => e.field).sort();
 const outboxFor = (key: string) =>
-  db.select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue }).from(catalogOutbox).where(eq(catalogOutbox.recordKey, key)).orderBy(asc(catalogOutbox.id));
+  db
+    .select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue })
+    .from(catalogOutbox)
+    .where(eq(catalogOutbox.recordKey, key))
+    .orderBy(asc(catalogOutbox.id));
 
 /** An app of `owner` with grants added by an editor. */
 async function appWithGrants(owner: SeededUser, grants: { endpointPattern: string; operations: ("subscribe" | "publish")[] }[]) {
   const editor = await seedUser("editor");
   const app = (await owner.api.POST("/apps", { body: { name: `Tokens ${randomUUID().slice(0, 8)}` } })).data!;
-  for (const body of grants) assert.equal((await editor.api.POST("/apps/{appId}/grants", { params: { path: { appId: app.id } }, body })).response.status, 201);
+  for (const body of grants)
+    assert.equal((await editor.api.POST("/apps/{appId}/grants", { params: { path: { appId: app.id } }, body })).response.status, 201);
   return app;
 }
 
@@ -36,7 +41,10 @@ describe("minting", () => {
     const owner = await seedUser("viewer");
     const app = await appWithGrants(owner, standardGrants);
     const permissions = { sub: ["/prices/AAPL", "/prices/fx/*"], pub: ["/orders/eu"], all: ["/orders/eu"] };
-    const { data, response } = await owner.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions, lifetimeSeconds: 3600, description: "ci" } });
+    const { data, response } = await owner.api.POST("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id } },
+      body: { permissions, lifetimeSeconds: 3600, description: "ci" },
+    });
     assert.equal(response.status, 201, JSON.stringify(data));
     const { payload, protectedHeader } = await verify(data!.token);
     assert.equal(protectedHeader.alg, "ES256");
@@ -54,7 +62,10 @@ describe("minting", () => {
     const [row] = await db.select().from(issuedTokens).where(eq(issuedTokens.jti, data!.tokenInfo.jti));
     assert.equal(row!.appId, app.id);
     assert.equal(row!.issuedBy, owner.user.id);
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.entityId, data!.tokenInfo.jti), eq(auditLog.action, "token.mint")));
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entityId, data!.tokenInfo.jti), eq(auditLog.action, "token.mint")));
     assert.equal(audit.length, 1);
     assert.equal(audit[0]!.entityType, "token");
     assert.ok(!JSON.stringify(audit[0]).includes(data!.token.split(".")[2]!));
@@ -77,7 +88,13 @@ describe("minting", () => {
   test("bad input names every field: permissions, lifetime, description", async () => {
     const owner = await seedUser("viewer");
     const app = await appWithGrants(owner, standardGrants);
-    const mint = (body: unknown) => rawApi(`/apps/${app.id}/tokens`, { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const mint = (body: unknown) =>
+      rawApi(`/apps/${app.id}/tokens`, {
+        method: "POST",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const cases: [unknown, string[]][] = [
       [{ permissions: {}, lifetimeSeconds: 600 }, ["permissions"]],
       [{ permissions: { sub: [] }, lifetimeSeconds: 600 }, ["permissions"]],
@@ -112,7 +129,16 @@ describe("minting", () => {
     const ok = await editor.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body });
     assert.equal(ok.response.status, 201);
     assert.equal((await verify(ok.data!.token)).payload.sub, app.id);
-    assert.equal((await rawApi(`/apps/${app.id}/tokens`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status, 401);
+    assert.equal(
+      (
+        await rawApi(`/apps/${app.id}/tokens`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).status,
+      401,
+    );
   });
 });
 
@@ -122,15 +148,26 @@ describe("listing and revoking", () => {
     const app = await appWithGrants(owner, standardGrants);
     const jtis: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { data } = await owner.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { sub: [`/prices/t${i}`] }, lifetimeSeconds: 600 } });
+      const { data } = await owner.api.POST("/apps/{appId}/tokens", {
+        params: { path: { appId: app.id } },
+        body: { permissions: { sub: [`/prices/t${i}`] }, lifetimeSeconds: 600 },
+      });
       jtis.push(data!.tokenInfo.jti);
     }
     const page1 = await owner.api.GET("/apps/{appId}/tokens", { params: { path: { appId: app.id }, query: { limit: 2 } } });
-    assert.deepEqual(page1.data!.items.map((t) => t.jti), [jtis[2], jtis[1]]);
+    assert.deepEqual(
+      page1.data!.items.map((t) => t.jti),
+      [jtis[2], jtis[1]],
+    );
     assert.deepEqual(page1.data!.items[0]!.permissions, { sub: ["/prices/t2"], pub: [], all: [] });
     assert.equal(page1.data!.items[0]!.status, "active");
-    const page2 = await owner.api.GET("/apps/{appId}/tokens", { params: { path: { appId: app.id }, query: { limit: 2, cursor: page1.data!.nextCursor! } } });
-    assert.deepEqual(page2.data!.items.map((t) => t.jti), [jtis[0]]);
+    const page2 = await owner.api.GET("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id }, query: { limit: 2, cursor: page1.data!.nextCursor! } },
+    });
+    assert.deepEqual(
+      page2.data!.items.map((t) => t.jti),
+      [jtis[0]],
+    );
     assert.equal(page2.data!.nextCursor, null);
     const bad = await owner.api.GET("/apps/{appId}/tokens", { params: { path: { appId: app.id }, query: { cursor: "eyJ4IjoxfQ" } } });
     assert.deepEqual(fields(bad.error), ["cursor"]);
@@ -140,27 +177,47 @@ describe("listing and revoking", () => {
     const owner = await seedUser("viewer");
     const stranger = await seedUser("viewer");
     const app = await appWithGrants(owner, standardGrants);
-    const { data } = await owner.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { sub: ["/prices/AAPL"] }, lifetimeSeconds: 600 } });
+    const { data } = await owner.api.POST("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id } },
+      body: { permissions: { sub: ["/prices/AAPL"] }, lifetimeSeconds: 600 },
+    });
     const jti = data!.tokenInfo.jti;
     const exp = decodeJwt(data!.token).exp!;
     const path = { appId: app.id, jti };
     assert.equal((await stranger.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path } })).response.status, 404);
     assert.equal((await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path } })).response.status, 204);
     assert.equal((await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path } })).response.status, 204);
-    assert.deepEqual(await outboxFor(`revoked/${jti}`), [{ recordKey: `revoked/${jti}`, recordValue: { v: 1, jti, app: app.id, expires_at: exp } }]);
+    assert.deepEqual(await outboxFor(`revoked/${jti}`), [
+      { recordKey: `revoked/${jti}`, recordValue: { v: 1, jti, app: app.id, expires_at: exp } },
+    ]);
     const list = await owner.api.GET("/apps/{appId}/tokens", { params: { path: { appId: app.id } } });
     assert.equal(list.data!.items[0]!.status, "revoked");
     assert.ok(list.data!.items[0]!.revokedAt);
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.entityId, jti), eq(auditLog.action, "token.revoke")));
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entityId, jti), eq(auditLog.action, "token.revoke")));
     assert.equal(audit.length, 1);
-    assert.equal((await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path: { appId: app.id, jti: randomUUID() } } })).response.status, 404);
-    assert.deepEqual(fields((await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path: { appId: app.id, jti: "x" } } })).error), ["jti"]);
+    assert.equal(
+      (await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path: { appId: app.id, jti: randomUUID() } } })).response.status,
+      404,
+    );
+    assert.deepEqual(
+      fields((await owner.api.DELETE("/apps/{appId}/tokens/{jti}", { params: { path: { appId: app.id, jti: "x" } } })).error),
+      ["jti"],
+    );
   });
 
   test("revoke all: a token minted just before is revoked by iat, one minted just after is not (whole seconds)", async () => {
     const owner = await seedUser("viewer");
     const app = await appWithGrants(owner, standardGrants);
-    const mint = async () => (await owner.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { sub: ["/prices/AAPL"] }, lifetimeSeconds: 600 } })).data!;
+    const mint = async () =>
+      (
+        await owner.api.POST("/apps/{appId}/tokens", {
+          params: { path: { appId: app.id } },
+          body: { permissions: { sub: ["/prices/AAPL"] }, lifetimeSeconds: 600 },
+        })
+      ).data!;
     const before = await mint();
     const res = await owner.api.POST("/apps/{appId}/tokens/revoke-all", { params: { path: { appId: app.id } } });
     assert.equal(res.response.status, 200);
@@ -177,16 +234,32 @@ describe("listing and revoking", () => {
     const records = await outboxFor(`app/${app.id}`);
     assert.deepEqual(records.at(-1)!.recordValue, { v: 1, id: app.id, name: app.name, tokens_not_before: notBefore });
     const list = await owner.api.GET("/apps/{appId}/tokens", { params: { path: { appId: app.id } } });
-    assert.deepEqual(list.data!.items.map((t) => [t.jti, t.status]), [[after.tokenInfo.jti, "active"], [before.tokenInfo.jti, "revoked"]]);
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.entityId, app.id), eq(auditLog.action, "app.revoke_tokens")));
+    assert.deepEqual(
+      list.data!.items.map((t) => [t.jti, t.status]),
+      [
+        [after.tokenInfo.jti, "active"],
+        [before.tokenInfo.jti, "revoked"],
+      ],
+    );
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entityId, app.id), eq(auditLog.action, "app.revoke_tokens")));
     assert.equal(audit.length, 1);
-    assert.equal((await (await seedUser("viewer")).api.POST("/apps/{appId}/tokens/revoke-all", { params: { path: { appId: app.id } } })).response.status, 404);
+    assert.equal(
+      (await (await seedUser("viewer")).api.POST("/apps/{appId}/tokens/revoke-all", { params: { path: { appId: app.id } } })).response
+        .status,
+      404,
+    );
   });
 
   test("the token header names the kid the JWKS serves", async () => {
     const owner = await seedUser("viewer");
     const app = await appWithGrants(owner, standardGrants);
-    const { data } = await owner.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { all: ["/orders/eu"] }, lifetimeSeconds: 600 } });
+    const { data } = await owner.api.POST("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id } },
+      body: { permissions: { all: ["/orders/eu"] }, lifetimeSeconds: 600 },
+    });
     const res = await fetch(`${portalUrl}/.well-known/jwks.json`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /json/);
@@ -194,6 +267,9 @@ describe("listing and revoking", () => {
     const key = body.keys.find((k) => k.kid === decodeProtectedHeader(data!.token).kid);
     assert.ok(key);
     assert.equal(key.alg, "ES256");
-    assert.ok(body.keys.every((k) => k.d === undefined), "no private key material");
+    assert.ok(
+      body.keys.every((k) => k.d === undefined),
+      "no private key material",
+    );
   });
 });

@@ -24,7 +24,11 @@ export const uniqueName = (label: string) => `${label}-${randomUUID().slice(0, 8
 /** Creates a Kafka topic with a unique name and returns the name. */
 export async function createTopic(label: string, partitions = 1): Promise<string> {
   if (!admin) {
-    admin = new Kafka({ clientId: "sluice-portal-tests", brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","), logLevel: logLevel.NOTHING }).admin();
+    admin = new Kafka({
+      clientId: "sluice-portal-tests",
+      brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","),
+      logLevel: logLevel.NOTHING,
+    }).admin();
     await admin.connect();
   }
   const name = uniqueName(`test-${label}`);

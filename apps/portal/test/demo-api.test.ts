@@ -22,12 +22,18 @@ test("an empty catalog gets the demo API once; a catalog with any API gets nothi
   assert.equal(first.kind, "created");
   assert.equal(first.kind === "created" && first.endpointPath, `/${topic}/{vehicle}`);
   const apis = await db.select().from(streamingApis);
-  assert.deepEqual(apis.map((a) => a.name), [DEMO_API_NAME]);
+  assert.deepEqual(
+    apis.map((a) => a.name),
+    [DEMO_API_NAME],
+  );
   const [endpoint] = await db.select().from(endpoints);
   assert.deepEqual(endpoint!.operations, ["subscribe"]);
   assert.equal(endpoint!.keyParam, "vehicle");
   const outbox = await db.select().from(catalogOutbox);
-  assert.ok(outbox.some((r) => r.recordKey === `endpoint/${endpoint!.id}` && r.recordValue !== null), "the endpoint reaches the catalog outbox");
+  assert.ok(
+    outbox.some((r) => r.recordKey === `endpoint/${endpoint!.id}` && r.recordValue !== null),
+    "the endpoint reaches the catalog outbox",
+  );
 
   // Started again, or after the user deleted the demo and made their own APIs: nothing new.
   assert.deepEqual(await ensureDemoApi({ db, topic }), { kind: "skipped" });

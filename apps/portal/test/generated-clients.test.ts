@@ -22,7 +22,11 @@ import { findProgram, RunningProcess, runToCompletion } from "./processes";
 import { extractZip, readZip } from "./zip";
 
 const gatewayUrl = process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080";
-const kafka = new Kafka({ clientId: "sluice-codegen-test", brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","), logLevel: logLevel.NOTHING });
+const kafka = new Kafka({
+  clientId: "sluice-codegen-test",
+  brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","),
+  logLevel: logLevel.NOTHING,
+});
 const producer = kafka.producer();
 const consumer = kafka.consumer({ groupId: `sluice-codegen-test-${Date.now()}` });
 const workDir = mkdtempSync(path.join(tmpdir(), "sluice-clients-"));
@@ -54,22 +58,38 @@ const clientEnv = (extra: Record<string, string> = {}) =>
 
 let fixture: { apiId: string; topic: string; appId: string; token: string; apiKey: string };
 const received: { partition: number; message: KafkaMessage }[] = [];
-let wakeConsumerWaiters: (() => void)[] = [];
+const wakeConsumerWaiters: (() => void)[] = [];
 
 before(async () => {
   const { api, key } = await seedUser("editor", "codegen");
   const topic = await createTopic("codegen", 2);
-  const { data: created } = await api.POST("/apis", { body: { name: `Codegen ${topic}`, version: "1.0.0", description: "Generated clients under test" } });
+  const { data: created } = await api.POST("/apis", {
+    body: { name: `Codegen ${topic}`, version: "1.0.0", description: "Generated clients under test" },
+  });
   const priceSchema = { type: "object", required: ["price"], properties: { price: { type: "number" }, symbol: { type: "string" } } };
   for (const body of [
-    { path: `/${topic}/{symbol}`, operations: ["subscribe", "publish"] as ("subscribe" | "publish")[], payloadFormat: "json" as const, jsonSchema: priceSchema, description: "Prices per symbol" },
-    { path: `/${topic}/status`, operations: ["subscribe"] as ("subscribe" | "publish")[], payloadFormat: "text" as const, description: "Market status" },
+    {
+      path: `/${topic}/{symbol}`,
+      operations: ["subscribe", "publish"] as ("subscribe" | "publish")[],
+      payloadFormat: "json" as const,
+      jsonSchema: priceSchema,
+      description: "Prices per symbol",
+    },
+    {
+      path: `/${topic}/status`,
+      operations: ["subscribe"] as ("subscribe" | "publish")[],
+      payloadFormat: "text" as const,
+      description: "Market status",
+    },
   ]) {
     const { error } = await api.POST("/apis/{apiId}/endpoints", { params: { path: { apiId: created!.id } }, body });
     assert.equal(error, undefined, JSON.stringify(error));
   }
   const { data: app } = await api.POST("/apps", { body: { name: `codegen ${topic}` } });
-  await api.POST("/apps/{appId}/grants", { params: { path: { appId: app!.id } }, body: { endpointPattern: `/${topic}/*`, operations: ["subscribe", "publish"] } });
+  await api.POST("/apps/{appId}/grants", {
+    params: { path: { appId: app!.id } },
+    body: { endpointPattern: `/${topic}/*`, operations: ["subscribe", "publish"] },
+  });
   const { data: minted, error: mintError } = await api.POST("/apps/{appId}/tokens", {
     params: { path: { appId: app!.id } },
     body: { permissions: { all: [`/${topic}/*`] }, lifetimeSeconds: 3600 },
@@ -101,7 +121,10 @@ async function probeSubscribe(endpoint: string): Promise<void> {
         ws.on("message", (data) => {
           const frame = JSON.parse(String(data));
           answers.push(frame);
-          if (frame.id === id) (clearTimeout(timer), resolve(frame));
+          if (frame.id === id) {
+            clearTimeout(timer);
+            resolve(frame);
+          }
         });
       });
     ws.send(JSON.stringify({ type: "auth", id: "a", token: fixture.token }));
@@ -125,7 +148,10 @@ async function recordAt(partition: number, offset: number, ms = 30_000): Promise
     if (left <= 0) throw new Error(`no record at partition ${partition} offset ${offset} within ${ms / 1000} s; saw ${received.length}`);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.min(left, 500));
-      wakeConsumerWaiters.push(() => (clearTimeout(timer), resolve()));
+      wakeConsumerWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 }
@@ -193,7 +219,11 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
       assert.equal(typeof message.seq, "number", line);
       assert.equal(typeof message.epoch, "string", line);
       // The contract: stdout carries only JSON lines (status goes to stderr).
-      assert.deepEqual(subscriber.lines.filter((l) => parseJson(l) === undefined), [], "non-JSON lines on the subscriber's stdout");
+      assert.deepEqual(
+        subscriber.lines.filter((l) => parseJson(l) === undefined),
+        [],
+        "non-JSON lines on the subscriber's stdout",
+      );
       phase("received");
     } finally {
       await subscriber.stop();
@@ -219,20 +249,31 @@ for (const language of languages.filter((l) => l.kind === "cli")) {
 // would after unzipping), driven through its form like a person would.
 const chromiumPath = process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium";
 for (const language of languages.filter((l) => l.kind === "browser")) {
-  test(`${language.label}: the downloaded page, opened from disk in Chromium, receives a Kafka record and publishes one`, { timeout: 3 * 60_000 }, async () => {
+  test(`${language.label}: the downloaded page, opened from disk in Chromium, receives a Kafka record and publishes one`, {
+    timeout: 3 * 60_000,
+  }, async () => {
     const root = await downloadClient(language.id);
     const pages = readdirSync(root).filter((f) => f.endsWith(".html"));
     assert.equal(pages.length, 1, `one HTML page in the ${language.label} client, got ${pages.join(", ")}`);
     assert.ok(existsSync(chromiumPath), `Chromium is needed at ${chromiumPath}: apt-get install chromium (or set SLUICE_CHROMIUM)`);
     const browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     try {
       const page = await browser.newPage();
       const external: string[] = [];
       page.on("request", (r) => {
-        if (!r.url().startsWith("file:") && !r.url().startsWith(gatewayUrl.replace(/^http/, "ws")) && !r.url().startsWith(gatewayUrl)) external.push(r.url());
+        if (!r.url().startsWith("file:") && !r.url().startsWith(gatewayUrl.replace(/^http/, "ws")) && !r.url().startsWith(gatewayUrl))
+          external.push(r.url());
       });
       await page.goto(pathToFileURL(path.join(root, pages[0]!)).href);
       const outputLines = async () => ((await page.locator("#output").textContent()) ?? "").split("\n").filter(Boolean);
@@ -244,7 +285,10 @@ for (const language of languages.filter((l) => l.kind === "browser")) {
               const json = parseJson(l);
               return json !== undefined && match(json);
             });
-            if (!line) throw new Error(`not in the output yet; output: ${(await outputLines()).join(" | ")}; errors: ${await page.locator("#errors").textContent()}`);
+            if (!line)
+              throw new Error(
+                `not in the output yet; output: ${(await outputLines()).join(" | ")}; errors: ${await page.locator("#errors").textContent()}`,
+              );
             return JSON.parse(line) as Record<string, unknown>;
           },
           30_000,
@@ -291,7 +335,10 @@ test("the portal's download link serves the same zip to a signed-in session, and
   const link = `${portalUrl}/apis/${fixture.apiId}/clients/${language}.zip`;
   const fromPage = await fetch(link, { headers: { cookie } });
   assert.equal(fromPage.status, 200);
-  assert.match(fromPage.headers.get("content-disposition") ?? "", /^attachment; filename="codegen-test-codegen-[a-z0-9-]+-1\.0\.0-[a-z]+\.zip"$/);
+  assert.match(
+    fromPage.headers.get("content-disposition") ?? "",
+    /^attachment; filename="codegen-test-codegen-[a-z0-9-]+-1\.0\.0-[a-z]+\.zip"$/,
+  );
   assert.deepEqual(Buffer.from(await fromPage.arrayBuffer()), Buffer.from(fromApi), "the same bytes");
   assert.ok(readZip(fromApi).length > 1);
 
@@ -301,7 +348,10 @@ test("the portal's download link serves the same zip to a signed-in session, and
   assert.equal((await fetch(`${portalUrl}/apis/${fixture.apiId}/clients/cobol.zip`, { headers: { cookie } })).status, 404);
   const badLanguage = await rawApi(`/apis/${fixture.apiId}/clients/cobol.zip`, { key: viewer.key });
   assert.equal(badLanguage.status, 422);
-  assert.deepEqual(((await badLanguage.json()) as { errors: { field: string }[] }).errors.map((e) => e.field), ["language"]);
+  assert.deepEqual(
+    ((await badLanguage.json()) as { errors: { field: string }[] }).errors.map((e) => e.field),
+    ["language"],
+  );
   assert.equal((await rawApi(`/apis/${fixture.apiId}/clients/${language}.zip`)).status, 401);
 });
 

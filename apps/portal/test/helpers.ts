@@ -43,7 +43,10 @@ export const uniqueEmail = (label: string) => `${label}-${randomUUID().slice(0, 
 
 export async function seedUser(role: Role, label: string = role): Promise<SeededUser> {
   passwordHash ??= hashPassword(TEST_PASSWORD);
-  const [user] = await db.insert(users).values({ email: uniqueEmail(label), role, passwordHash: await passwordHash }).returning();
+  const [user] = await db
+    .insert(users)
+    .values({ email: uniqueEmail(label), role, passwordHash: await passwordHash })
+    .returning();
   const actor = actorFromUser(user!, { kind: "session" });
   const { key } = await createApiKey({ db, actor, input: { name: `${label} test key` } });
   return { user: user!, actor, key, api: apiClient(key) };
@@ -56,7 +59,11 @@ export function apiClient(key?: string): ApiClient {
 /** A signed-in browser session for `userId`: the Cookie header and the CSRF token. */
 export async function sessionFor(userId: string) {
   const { token } = await createSession({ db, userId });
-  const [row] = await db.query.sessions.findMany({ where: (s, { eq }) => eq(s.userId, userId), orderBy: (s, { desc }) => desc(s.createdAt), limit: 1 });
+  const [row] = await db.query.sessions.findMany({
+    where: (s, { eq }) => eq(s.userId, userId),
+    orderBy: (s, { desc }) => desc(s.createdAt),
+    limit: 1,
+  });
   return { cookie: `sluice_session=${token}`, csrfToken: row!.csrfToken };
 }
 

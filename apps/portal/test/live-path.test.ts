@@ -14,7 +14,11 @@ import { seedUser } from "./helpers";
 
 const gatewayUrl = process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080";
 const wsUrl = `${gatewayUrl.replace(/^http/, "ws")}/ws`;
-const kafka = new Kafka({ clientId: "sluice-live-path-test", brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","), logLevel: logLevel.NOTHING });
+const kafka = new Kafka({
+  clientId: "sluice-live-path-test",
+  brokers: (process.env.KAFKA_BROKERS || "127.0.0.1:9092").split(","),
+  logLevel: logLevel.NOTHING,
+});
 const producer = kafka.producer();
 after(() => producer.disconnect());
 
@@ -52,12 +56,16 @@ class GatewayClient {
     for (;;) {
       const found = this.frames.slice(from).find(match);
       if (found) return found;
-      if (this.closeCode !== undefined) throw new Error(`connection closed (${this.closeCode}) while waiting; frames: ${JSON.stringify(this.frames)}`);
+      if (this.closeCode !== undefined)
+        throw new Error(`connection closed (${this.closeCode}) while waiting; frames: ${JSON.stringify(this.frames)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no matching frame within ${ms} ms; frames: ${JSON.stringify(this.frames)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.waiters.push(() => (clearTimeout(timer), resolve()));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }
@@ -84,7 +92,10 @@ test("an endpoint and a token made in the portal work on the gateway, and revoki
   });
   assert.ok(endpoint, JSON.stringify(endpointError));
   const { data: app } = await api.POST("/apps", { body: { name: `live ${topic}` } });
-  await api.POST("/apps/{appId}/grants", { params: { path: { appId: app!.id } }, body: { endpointPattern: `/${topic}/*`, operations: ["subscribe", "publish"] } });
+  await api.POST("/apps/{appId}/grants", {
+    params: { path: { appId: app!.id } },
+    body: { endpointPattern: `/${topic}/*`, operations: ["subscribe", "publish"] },
+  });
   const { data: minted, error: mintError } = await api.POST("/apps/{appId}/tokens", {
     params: { path: { appId: app!.id } },
     body: { permissions: { all: [`/${topic}/*`] }, lifetimeSeconds: 600 },

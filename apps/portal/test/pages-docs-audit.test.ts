@@ -30,7 +30,9 @@ describe("docs page", () => {
     apiIds.push(api!.id, empty!.id);
     apiId = api!.id;
     emptyId = empty!.id;
-    await db.insert(endpoints).values({ apiId, path: `/docs-page-${run}/k`, topic: `docs-page-${run}`, key: "k", operations: ["subscribe"] });
+    await db
+      .insert(endpoints)
+      .values({ apiId, path: `/docs-page-${run}/k`, topic: `docs-page-${run}`, key: "k", operations: ["subscribe"] });
   });
 
   after(async () => {
@@ -75,7 +77,14 @@ describe("audit page", () => {
     viewerCookie = (await sessionFor((await seedUser("viewer", "audit-page")).user.id)).cookie;
     const [row] = await db
       .insert(auditLog)
-      .values({ actor: `pager-${run}@test.sluice`, action: `${entityType}.update`, entityType, entityId: "e1", before: { colour: "red", size: 1 }, after: { colour: "blue", size: 1 } })
+      .values({
+        actor: `pager-${run}@test.sluice`,
+        action: `${entityType}.update`,
+        entityType,
+        entityId: "e1",
+        before: { colour: "red", size: 1 },
+        after: { colour: "blue", size: 1 },
+      })
       .returning();
     entryId = row!.id;
   });

@@ -79,7 +79,10 @@ export class RunningProcess {
       if (left <= 0) throw new Error(`no ${what} within ${ms / 1000} s: ${this.describe()}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.waiters.push(() => (clearTimeout(timer), resolve()));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }
@@ -128,7 +131,12 @@ export async function runToCompletion(argv: string[], options: RunOptions & { ti
 
 /** The absolute path of `program` on PATH (or relative to `cwd` when it names a path), else undefined. */
 export function findProgram(program: string, cwd: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = program.includes("/") ? [path.resolve(cwd, program)] : (env.PATH ?? "").split(path.delimiter).filter(Boolean).map((d) => path.join(d, program));
+  const candidates = program.includes("/")
+    ? [path.resolve(cwd, program)]
+    : (env.PATH ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, program));
   return candidates.find((file) => {
     try {
       accessSync(file, constants.X_OK);

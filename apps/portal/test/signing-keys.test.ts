@@ -22,7 +22,11 @@ import { AppError } from "../lib/errors";
 import { db, portalUrl, scratchDatabase, seedUser } from "./helpers";
 
 const keyRecords = (database: Database) =>
-  database.select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue }).from(catalogOutbox).where(like(catalogOutbox.recordKey, "key/%")).orderBy(asc(catalogOutbox.id));
+  database
+    .select({ recordKey: catalogOutbox.recordKey, recordValue: catalogOutbox.recordValue })
+    .from(catalogOutbox)
+    .where(like(catalogOutbox.recordKey, "key/%"))
+    .orderBy(asc(catalogOutbox.id));
 
 /** A scratch install with an admin, an app and a grant on /t/*. */
 async function install(t: Parameters<typeof scratchDatabase>[0]) {
@@ -31,7 +35,14 @@ async function install(t: Parameters<typeof scratchDatabase>[0]) {
   const actor = authorize(actorFromUser(user!, { kind: "session" }), "admin");
   const [app] = await scratch.insert(apps).values({ name: "App", ownerId: user!.id }).returning();
   await scratch.insert(appGrants).values({ appId: app!.id, endpointPattern: "/t/*", operations: ["subscribe"] });
-  const mint = (encryptionKey?: Buffer) => mintToken({ db: scratch, actor, appId: app!.id, input: { permissions: { sub: ["/t/a"] }, lifetimeSeconds: 60, description: "" }, encryptionKey });
+  const mint = (encryptionKey?: Buffer) =>
+    mintToken({
+      db: scratch,
+      actor,
+      appId: app!.id,
+      input: { permissions: { sub: ["/t/a"] }, lifetimeSeconds: 60, description: "" },
+      encryptionKey,
+    });
   return { scratch, actor, app: app!, mint };
 }
 
@@ -55,9 +66,14 @@ describe("signing keys on a fresh install", () => {
     assert.deepEqual(Object.keys(jwk).sort(), ["crv", "kty", "x", "y"]);
     assert.equal(jwk.x, privateJwk.x);
 
-    assert.deepEqual(await keyRecords(scratch), [{ recordKey: `key/${first.kid}`, recordValue: { v: 1, kid: first.kid, alg: "ES256", jwk, status: "active" } }]);
+    assert.deepEqual(await keyRecords(scratch), [
+      { recordKey: `key/${first.kid}`, recordValue: { v: 1, kid: first.kid, alg: "ES256", jwk, status: "active" } },
+    ]);
     const audit = await scratch.select().from(auditLog).where(eq(auditLog.entityId, first.kid));
-    assert.deepEqual(audit.map((a) => [a.action, a.actor, a.actorUserId]), [["signing_key.create", "system", null]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actor, a.actorUserId]),
+      [["signing_key.create", "system", null]],
+    );
     assert.equal((audit[0]!.after as { privateKeyCiphertext: string }).privateKeyCiphertext, "[redacted]");
   });
 
@@ -95,17 +111,26 @@ describe("signing keys on a fresh install", () => {
     const [newRow] = await scratch.select().from(signingKeys).where(eq(signingKeys.kid, rotated.active.kid));
     assert.deepEqual(records.slice(1), [
       { recordKey: `key/${old.kid}`, recordValue: { v: 1, kid: old.kid, alg: "ES256", jwk: oldRow!.publicJwk, status: "retired" } },
-      { recordKey: `key/${rotated.active.kid}`, recordValue: { v: 1, kid: rotated.active.kid, alg: "ES256", jwk: newRow!.publicJwk, status: "active" } },
+      {
+        recordKey: `key/${rotated.active.kid}`,
+        recordValue: { v: 1, kid: rotated.active.kid, alg: "ES256", jwk: newRow!.publicJwk, status: "active" },
+      },
     ]);
 
     // Once the old key's last token has expired, it leaves the JWKS and is tombstoned exactly once.
     const later = new Date(oldToken.tokenInfo.expiresAt.getTime() + 1000);
-    assert.deepEqual((await getJwks({ db: scratch, now: later })).keys.map((k) => k.kid), [rotated.active.kid]);
+    assert.deepEqual(
+      (await getJwks({ db: scratch, now: later })).keys.map((k) => k.kid),
+      [rotated.active.kid],
+    );
     assert.deepEqual(await scratch.transaction((tx) => expireRetiredSigningKeys({ tx, now: later })), [old.kid]);
     assert.deepEqual(await scratch.transaction((tx) => expireRetiredSigningKeys({ tx, now: later })), []);
     assert.deepEqual((await keyRecords(scratch)).at(-1), { recordKey: `key/${old.kid}`, recordValue: null });
     const audit = await scratch.select().from(auditLog).where(eq(auditLog.action, "signing_key.expire"));
-    assert.deepEqual(audit.map((a) => a.entityId), [old.kid]);
+    assert.deepEqual(
+      audit.map((a) => a.entityId),
+      [old.kid],
+    );
   });
 
   test("rotating with no tokens on the old key tombstones it at once", async (t) => {
@@ -113,13 +138,19 @@ describe("signing keys on a fresh install", () => {
     const old = await ensureSigningKey({ db: scratch });
     const rotated = await rotateSigningKey({ db: scratch, actor });
     assert.deepEqual(rotated.expired, [old.kid]);
-    assert.deepEqual((await keyRecords(scratch)).map((r) => [r.recordKey, (r.recordValue as { status?: string } | null)?.status ?? null]), [
-      [`key/${old.kid}`, "active"],
-      [`key/${old.kid}`, "retired"],
-      [`key/${rotated.active.kid}`, "active"],
-      [`key/${old.kid}`, null],
-    ]);
-    assert.deepEqual((await getJwks({ db: scratch })).keys.map((k) => k.kid), [rotated.active.kid]);
+    assert.deepEqual(
+      (await keyRecords(scratch)).map((r) => [r.recordKey, (r.recordValue as { status?: string } | null)?.status ?? null]),
+      [
+        [`key/${old.kid}`, "active"],
+        [`key/${old.kid}`, "retired"],
+        [`key/${rotated.active.kid}`, "active"],
+        [`key/${old.kid}`, null],
+      ],
+    );
+    assert.deepEqual(
+      (await getJwks({ db: scratch })).keys.map((k) => k.kid),
+      [rotated.active.kid],
+    );
   });
 });
 
@@ -136,8 +167,14 @@ describe("signing keys through the API", () => {
     const admin = await seedUser("admin");
     const editor = await seedUser("editor");
     const app = (await admin.api.POST("/apps", { body: { name: `Rotate ${Date.now()}` } })).data!;
-    await editor.api.POST("/apps/{appId}/grants", { params: { path: { appId: app.id } }, body: { endpointPattern: "/r/*", operations: ["subscribe"] } });
-    const minted = await admin.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { sub: ["/r/x"] }, lifetimeSeconds: 600 } });
+    await editor.api.POST("/apps/{appId}/grants", {
+      params: { path: { appId: app.id } },
+      body: { endpointPattern: "/r/*", operations: ["subscribe"] },
+    });
+    const minted = await admin.api.POST("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id } },
+      body: { permissions: { sub: ["/r/x"] }, lifetimeSeconds: 600 },
+    });
     const oldKid = minted.data!.tokenInfo.kid;
 
     const rotated = await admin.api.POST("/signing-keys/rotate");
@@ -155,7 +192,10 @@ describe("signing keys through the API", () => {
 
     const jwks = createRemoteJWKSet(new URL(`${portalUrl}/.well-known/jwks.json`), { cacheMaxAge: 0, cooldownDuration: 0 });
     await jwtVerify(minted.data!.token, jwks, { issuer: "sluice", audience: "sluice-gateway" });
-    const fresh = await admin.api.POST("/apps/{appId}/tokens", { params: { path: { appId: app.id } }, body: { permissions: { sub: ["/r/x"] }, lifetimeSeconds: 600 } });
+    const fresh = await admin.api.POST("/apps/{appId}/tokens", {
+      params: { path: { appId: app.id } },
+      body: { permissions: { sub: ["/r/x"] }, lifetimeSeconds: 600 },
+    });
     assert.equal(fresh.data!.tokenInfo.kid, newKid);
     await jwtVerify(fresh.data!.token, jwks, { issuer: "sluice", audience: "sluice-gateway" });
 

@@ -6,9 +6,22 @@ declare module "@asyncapi/react-component/browser" {
 
   export interface AsyncApiComponentConfig {
     schemaID?: string;
-    show?: { sidebar?: boolean; info?: boolean; servers?: boolean; operations?: boolean; messages?: boolean; messageExamples?: boolean; schemas?: boolean; errors?: boolean };
+    show?: {
+      sidebar?: boolean;
+      info?: boolean;
+      servers?: boolean;
+      operations?: boolean;
+      messages?: boolean;
+      messageExamples?: boolean;
+      schemas?: boolean;
+      errors?: boolean;
+    };
     expand?: { messageExamples?: boolean };
-    sidebar?: { showServers?: "byDefault" | "bySpecTags" | "byServersTags"; showOperations?: "byDefault" | "bySpecTags" | "byOperationsTags"; useChannelAddressAsIdentifier?: boolean };
+    sidebar?: {
+      showServers?: "byDefault" | "bySpecTags" | "byServersTags";
+      showOperations?: "byDefault" | "bySpecTags" | "byOperationsTags";
+      useChannelAddressAsIdentifier?: boolean;
+    };
     sendLabel?: string;
     receiveLabel?: string;
   }

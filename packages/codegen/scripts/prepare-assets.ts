@@ -19,7 +19,12 @@ try {
   throw new Error("@sluice/sdk is not built: run `pnpm --filter @sluice/sdk build` (turbo does it before this package's build and test)");
 }
 const sdkDist = dirname(entry);
-const sdkPackage = JSON.parse(readFileSync(join(sdkDist, "..", "package.json"), "utf8")) as { name: string; version: string; description: string; license: string };
+const sdkPackage = JSON.parse(readFileSync(join(sdkDist, "..", "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  description: string;
+  license: string;
+};
 
 rmSync(assets, { recursive: true, force: true });
 mkdirSync(join(assets, "sdk", "dist"), { recursive: true });
@@ -30,7 +35,7 @@ for (const name of readdirSync(sdkDist)) {
 }
 writeFileSync(
   join(assets, "sdk", "package.json"),
-  JSON.stringify(
+  `${JSON.stringify(
     {
       name: sdkPackage.name,
       version: sdkPackage.version,
@@ -44,7 +49,7 @@ writeFileSync(
     },
     null,
     2,
-  ) + "\n",
+  )}\n`,
 );
 
 const bundle = await build({
@@ -59,5 +64,5 @@ const bundle = await build({
   legalComments: "none",
 });
 writeFileSync(join(assets, "sdk-browser.js"), bundle.outputFiles[0]!.text);
-writeFileSync(join(assets, "manifest.json"), JSON.stringify({ sdkVersion: sdkPackage.version }) + "\n");
+writeFileSync(join(assets, "manifest.json"), `${JSON.stringify({ sdkVersion: sdkPackage.version })}\n`);
 console.log(`codegen assets: @sluice/sdk ${sdkPackage.version} vendored, browser bundle ${bundle.outputFiles[0]!.text.length} bytes`);

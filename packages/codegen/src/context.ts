@@ -36,7 +36,12 @@ export interface TemplateContext {
   extras: Record<string, unknown>;
 }
 
-export function templateContext(language: LanguageId, model: ApiModel, templateDir: string, extras: Record<string, unknown> = {}): TemplateContext {
+export function templateContext(
+  language: LanguageId,
+  model: ApiModel,
+  templateDir: string,
+  extras: Record<string, unknown> = {},
+): TemplateContext {
   return {
     language,
     model,

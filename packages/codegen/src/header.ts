@@ -16,9 +16,9 @@ export function header(model: Pick<ApiModel, "title" | "version">, style: Commen
   const lines = [generatedBy(model), ...extra.flatMap((e) => e.split("\n"))];
   switch (style) {
     case "//":
-      return lines.map((l) => (l ? `// ${l}` : "//")).join("\n") + "\n";
+      return `${lines.map((l) => (l ? `// ${l}` : "//")).join("\n")}\n`;
     case "#":
-      return lines.map((l) => (l ? `# ${l}` : "#")).join("\n") + "\n";
+      return `${lines.map((l) => (l ? `# ${l}` : "#")).join("\n")}\n`;
     case "html":
       return `<!-- ${lines.map((l) => l.replaceAll("--", "- -")).join("\n     ")} -->\n`;
   }
@@ -26,5 +26,8 @@ export function header(model: Pick<ApiModel, "title" | "version">, style: Commen
 
 // A title cannot break out of a comment: no newlines, no comment terminators.
 function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, " ").replaceAll("*/", "* /").replaceAll("-->", "- ->");
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replaceAll("*/", "* /")
+    .replaceAll("-->", "- ->");
 }

@@ -27,7 +27,10 @@ test("the model reads the portal's document: API, gateway URLs, channels", () =>
   assert.equal(prices.names.pascal, "PricesSymbol");
   assert.equal(prices.topic, "prices");
   assert.equal(prices.key, undefined);
-  assert.deepEqual(prices.parameters.map((p) => p.name), ["symbol"]);
+  assert.deepEqual(
+    prices.parameters.map((p) => p.name),
+    ["symbol"],
+  );
   assert.equal(prices.payloadFormat, "json");
   // The schema's own refs point into itself again, not into the document.
   assert.deepEqual((prices.schema!.properties as Record<string, unknown>).currency, { $ref: "#/$defs/currency" });
@@ -45,7 +48,7 @@ test("a gateway behind a proxy keeps its base path; an unknown channel names the
   for (const server of Object.values(doc.servers) as Record<string, string>[]) {
     server.host = "streams.example.com";
     server.protocol = server.protocol!.replace(/^(ws|http)$/, "$1s");
-    server.pathname = "/gw" + server.pathname;
+    server.pathname = `/gw${server.pathname}`;
   }
   const model = buildModel(doc);
   assert.equal(model.gatewayUrl, "https://streams.example.com/gw");
@@ -54,10 +57,19 @@ test("a gateway behind a proxy keeps its base path; an unknown channel names the
 });
 
 test("names and paths", () => {
-  assert.deepEqual(namesOf("Market Data API"), { camel: "marketDataApi", pascal: "MarketDataApi", snake: "market_data_api", constant: "MARKET_DATA_API", kebab: "market-data-api" });
+  assert.deepEqual(namesOf("Market Data API"), {
+    camel: "marketDataApi",
+    pascal: "MarketDataApi",
+    snake: "market_data_api",
+    constant: "MARKET_DATA_API",
+    kebab: "market-data-api",
+  });
   assert.equal(namesOf("pricesSymbol").snake, "prices_symbol");
   assert.equal(namesOf("3d prints").camel, "n3dPrints");
-  assert.equal(fillPath("/prices/{symbol}", () => "BRK.B/é x"), "/prices/BRK.B/%C3%A9%20x");
+  assert.equal(
+    fillPath("/prices/{symbol}", () => "BRK.B/é x"),
+    "/prices/BRK.B/%C3%A9%20x",
+  );
 });
 
 test("bad documents get a readable error", () => {

@@ -122,7 +122,9 @@ export function buildModel(document: string | object): ApiModel {
       address,
       description: typeof channel.description === "string" ? channel.description : "",
       topic: typeof channel["x-sluice-topic"] === "string" ? channel["x-sluice-topic"] : topic,
-      ...(parameters.length === 0 ? { key: typeof channel["x-sluice-key"] === "string" ? channel["x-sluice-key"] : address.split("/").slice(2).join("/") } : {}),
+      ...(parameters.length === 0
+        ? { key: typeof channel["x-sluice-key"] === "string" ? channel["x-sluice-key"] : address.split("/").slice(2).join("/") }
+        : {}),
       parameters,
       subscribe: actions.includes("receive"),
       publish: actions.includes("send"),
@@ -155,7 +157,9 @@ export function buildModel(document: string | object): ApiModel {
 export function channelByAddress(model: ApiModel, address: string): ChannelModel {
   const channel = model.channels.find((c) => c.address === address);
   if (!channel) {
-    throw new Error(`No channel with address "${address}" in ${model.title} (channels: ${model.channels.map((c) => c.address).join(", ") || "none"})`);
+    throw new Error(
+      `No channel with address "${address}" in ${model.title} (channels: ${model.channels.map((c) => c.address).join(", ") || "none"})`,
+    );
   }
   return channel;
 }
@@ -233,7 +237,7 @@ function unrebase(schema: unknown, prefix: string): unknown {
   if (!schema || typeof schema !== "object") return schema;
   return Object.fromEntries(
     Object.entries(schema).map(([k, v]) => {
-      if (k === "$ref" && typeof v === "string" && (v === prefix || v.startsWith(prefix + "/"))) return [k, "#" + v.slice(prefix.length)];
+      if (k === "$ref" && typeof v === "string" && (v === prefix || v.startsWith(`${prefix}/`))) return [k, `#${v.slice(prefix.length)}`];
       if (DATA_KEYWORDS.has(k)) return [k, v];
       return [k, unrebase(v, prefix)];
     }),
@@ -299,7 +303,8 @@ function sampleOf(schema: Json, root: Json, depth: number): unknown {
       return typeof schema.minLength === "number" && schema.minLength > 7 ? "x".repeat(schema.minLength) : "example";
     case "integer":
     case "number": {
-      const min = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1;
+      const min =
+        typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1;
       return type === "integer" ? Math.ceil(min) : min;
     }
     case "boolean":

@@ -46,7 +46,9 @@ test("snippets are valid code (node, sh, python, gofmt, javac where installed)",
   for (const address of ["/prices/{symbol}", "/orders/eu"]) {
     // TypeScript/JavaScript use top-level await: check them as the body of an async function.
     new Script(`(async () => {\n${snippet(documentText, "javascript", address)}\n})`);
-    const ts = snippet(documentText, "typescript", address).replace(/^import .*$/gm, "").replace("process.env.SLUICE_TOKEN!", "process.env.SLUICE_TOKEN");
+    const ts = snippet(documentText, "typescript", address)
+      .replace(/^import .*$/gm, "")
+      .replace("process.env.SLUICE_TOKEN!", "process.env.SLUICE_TOKEN");
     new Script(`(async (connect, WebSocket) => {\n${ts}\n})`);
     const write = (name: string, text: string) => {
       const path = join(scratch, name);
@@ -55,7 +57,13 @@ test("snippets are valid code (node, sh, python, gofmt, javac where installed)",
     };
     execFileSync("sh", ["-n", write("snippet.sh", snippet(documentText, "curl", address))]);
     if (has("python3")) execFileSync("python3", ["-m", "py_compile", write("snippet.py", snippet(documentText, "python", address))]);
-    if (has("gofmt")) assert.equal(execFileSync("gofmt", ["-l", write("snippet.go", snippet(documentText, "go", address))], { encoding: "utf8" }), "", "gofmt-clean");
-    if (has("javac")) execFileSync("javac", ["-d", join(scratch, "classes"), write("Snippet.java", snippet(documentText, "java", address))]);
+    if (has("gofmt"))
+      assert.equal(
+        execFileSync("gofmt", ["-l", write("snippet.go", snippet(documentText, "go", address))], { encoding: "utf8" }),
+        "",
+        "gofmt-clean",
+      );
+    if (has("javac"))
+      execFileSync("javac", ["-d", join(scratch, "classes"), write("Snippet.java", snippet(documentText, "java", address))]);
   }
 });

@@ -41,9 +41,13 @@ function typescriptSnippet(model: ApiModel, c: ChannelModel): string {
     `const client = await connect(${lit(model.wsUrl)}, { token: process.env.SLUICE_TOKEN!, WebSocket });`,
   ];
   if (c.subscribe) lines.push(`client.subscribe(${lit(c.examplePath)}, (m) => console.log(m.data, m.position));`);
-  if (c.publish) lines.push(`const ack = await client.publish(${lit(c.examplePath)}, ${JSON.stringify(c.examplePayload)});`, "console.log(ack); // { endpoint, epoch, partition, seq }");
+  if (c.publish)
+    lines.push(
+      `const ack = await client.publish(${lit(c.examplePath)}, ${JSON.stringify(c.examplePayload)});`,
+      "console.log(ack); // { endpoint, epoch, partition, seq }",
+    );
   if (!c.subscribe) lines.push("await client.close();");
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 function javascriptSnippet(model: ApiModel, c: ChannelModel): string {
@@ -62,7 +66,7 @@ function javascriptSnippet(model: ApiModel, c: ChannelModel): string {
   if (c.subscribe) lines.push('  if (frame.type === "message") console.log(frame.data, frame.partition, frame.seq);');
   if (c.publish) lines.push('  if (frame.type === "published") console.log("stored at", frame.partition, frame.seq);');
   lines.push('  if (frame.type === "error") console.error(frame.code, frame.message);', "};");
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 function pythonSnippet(model: ApiModel, c: ChannelModel): string {
@@ -77,16 +81,25 @@ function pythonSnippet(model: ApiModel, c: ChannelModel): string {
     '        print(json.loads(await ws.recv()))  # {"type": "authenticated", ...}',
   ];
   if (c.publish) {
-    lines.push(`        await ws.send(json.dumps({"type": "publish", "id": "3", "endpoint": ${lit(c.examplePath)}, "data": json.loads(${lit(JSON.stringify(c.examplePayload))})}))`);
+    lines.push(
+      `        await ws.send(json.dumps({"type": "publish", "id": "3", "endpoint": ${lit(c.examplePath)}, "data": json.loads(${lit(JSON.stringify(c.examplePayload))})}))`,
+    );
   }
   if (c.subscribe) {
     lines.push(`        await ws.send(json.dumps({"type": "subscribe", "id": "2", "endpoint": ${lit(c.examplePath)}}))`);
-    lines.push("        async for raw in ws:", "            frame = json.loads(raw)", '            if frame["type"] == "message":', '                print(frame["data"], frame["partition"], frame["seq"])', "            else:", "                print(frame)")
+    lines.push(
+      "        async for raw in ws:",
+      "            frame = json.loads(raw)",
+      '            if frame["type"] == "message":',
+      '                print(frame["data"], frame["partition"], frame["seq"])',
+      "            else:",
+      "                print(frame)",
+    );
   } else {
     lines.push('        print(json.loads(await ws.recv()))  # {"type": "published", "partition": ..., "seq": ...}');
   }
   lines.push("", "asyncio.run(main())");
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 function goSnippet(model: ApiModel, c: ChannelModel): string {
@@ -124,7 +137,7 @@ function goSnippet(model: ApiModel, c: ChannelModel): string {
     "\t}",
     "}",
   );
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 /** A Go raw string when it can be one (readable JSON), else an interpreted one (JSON string syntax is valid Go). */
@@ -146,7 +159,7 @@ function javaSnippet(model: ApiModel, c: ChannelModel): string {
     `            .buildAsync(URI.create(${lit(model.wsUrl)}), new WebSocket.Listener() {`,
     "                @Override",
     "                public CompletionStage<?> onText(WebSocket socket, CharSequence frame, boolean last) {",
-    "                    System.out.println(frame); // {\"type\":\"message\",…,\"data\":…}",
+    '                    System.out.println(frame); // {"type":"message",…,"data":…}',
     "                    socket.request(1);",
     "                    return null;",
     "                }",
@@ -155,7 +168,7 @@ function javaSnippet(model: ApiModel, c: ChannelModel): string {
   if (c.publish) lines.push(`        ws.sendText(${lit(publishFrame(c))}, true);`);
   if (c.subscribe) lines.push(`        ws.sendText(${lit(subscribeFrame(c))}, true);`);
   lines.push("        Thread.currentThread().join(); // keep receiving", "    }", "}");
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 const shq = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
@@ -170,11 +183,11 @@ function curlSnippet(model: ApiModel, c: ChannelModel): string {
     if (c.subscribe) lines.push("");
     lines.push("# Publish one message");
     lines.push(
-      `curl -X POST -H "Authorization: Bearer $SLUICE_TOKEN" -H ${shq("Content-Type: " + c.contentType)} \\`,
+      `curl -X POST -H "Authorization: Bearer $SLUICE_TOKEN" -H ${shq(`Content-Type: ${c.contentType}`)} \\`,
       `  --data-raw ${shq(payloadText(c))} ${shq(model.publishUrl + c.examplePath)}`,
     );
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 /** The example payload as the body text an HTTP publish sends. */

@@ -3,7 +3,7 @@
 // language's own toolchain, carry the header, embed no token and follow the run
 // contract's usage errors. Running them against a live gateway is the CI test's job.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -27,22 +27,39 @@ function hardDocument(): string {
     properties: {
       id: { type: "integer" },
       "first-name": { type: ["string", "null"] },
-      class: { type: "string", enum: ["a", "b\"c"] },
-      nested: { type: "object", properties: { deep: { type: "object", properties: { x: { type: "number" } } }, list: { type: "array", items: { type: "array", items: { type: "integer" } } } } },
+      class: { type: "string", enum: ["a", 'b"c'] },
+      nested: {
+        type: "object",
+        properties: {
+          deep: { type: "object", properties: { x: { type: "number" } } },
+          list: { type: "array", items: { type: "array", items: { type: "integer" } } },
+        },
+      },
       items: { type: "array", items: { $ref: "#/components/messages/pricesSymbolMessage/payload/schema/$defs/item" } },
       extra: { type: "object", additionalProperties: { type: "boolean" } },
       anything: {},
-      merged: { allOf: [{ type: "object", properties: { a: { type: "string" } } }, { properties: { b: { type: "integer" } }, required: ["b"] }] },
+      merged: {
+        allOf: [
+          { type: "object", properties: { a: { type: "string" } } },
+          { properties: { b: { type: "integer" } }, required: ["b"] },
+        ],
+      },
       self: { $ref: "#/components/messages/pricesSymbolMessage/payload/schema" },
       hashCode: { type: "string" },
       Id: { type: "string" },
     },
-    $defs: { item: { type: "object", properties: { name: { type: "string" }, nested: { type: "object", properties: { x: { type: "number" } } } } } },
+    $defs: {
+      item: { type: "object", properties: { name: { type: "string" }, nested: { type: "object", properties: { x: { type: "number" } } } } },
+    },
   };
   // /orders/eu becomes a publishable bytes endpoint; add a text endpoint.
   messages.ordersEuMessage["x-sluice-payload-format"] = "bytes";
   messages.ordersEuMessage.contentType = "application/octet-stream";
-  doc.operations.publishOrdersEu = { action: "send", channel: { $ref: "#/channels/ordersEu" }, messages: [{ $ref: "#/channels/ordersEu/messages/ordersEuMessage" }] };
+  doc.operations.publishOrdersEu = {
+    action: "send",
+    channel: { $ref: "#/channels/ordersEu" },
+    messages: [{ $ref: "#/channels/ordersEu/messages/ordersEuMessage" }],
+  };
   doc.channels.notesAll = {
     address: "/notes/{type}",
     parameters: { type: { description: "a parameter named like a keyword" } },
@@ -50,12 +67,24 @@ function hardDocument(): string {
     "x-sluice-topic": "notes",
     "x-sluice-key-param": "type",
   };
-  messages.notesAllMessage = { name: "notesAllMessage", contentType: "text/plain", payload: { type: "string" }, "x-sluice-payload-format": "text" };
-  doc.operations.subscribeNotesAll = { action: "receive", channel: { $ref: "#/channels/notesAll" }, messages: [{ $ref: "#/channels/notesAll/messages/notesAllMessage" }] };
-  doc.operations.publishNotesAll = { action: "send", channel: { $ref: "#/channels/notesAll" }, messages: [{ $ref: "#/channels/notesAll/messages/notesAllMessage" }] };
+  messages.notesAllMessage = {
+    name: "notesAllMessage",
+    contentType: "text/plain",
+    payload: { type: "string" },
+    "x-sluice-payload-format": "text",
+  };
+  doc.operations.subscribeNotesAll = {
+    action: "receive",
+    channel: { $ref: "#/channels/notesAll" },
+    messages: [{ $ref: "#/channels/notesAll/messages/notesAllMessage" }],
+  };
+  doc.operations.publishNotesAll = {
+    action: "send",
+    channel: { $ref: "#/channels/notesAll" },
+    messages: [{ $ref: "#/channels/notesAll/messages/notesAllMessage" }],
+  };
   return JSON.stringify(doc);
 }
-
 
 function assertCommon(files: GeneratedFile[], header: string) {
   for (const f of files) {
@@ -67,7 +96,11 @@ function assertCommon(files: GeneratedFile[], header: string) {
 }
 
 const run = (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
-  spawnSync(cmd, args, { cwd, encoding: "utf8", env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", GOTOOLCHAIN: "local", ...goEnv(), ...env } });
+  spawnSync(cmd, args, {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", GOTOOLCHAIN: "local", ...goEnv(), ...env },
+  });
 
 function goEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -104,15 +137,24 @@ function websocketsStub(): string {
   mkdirSync(join(dir, "websockets", "asyncio"), { recursive: true });
   writeFileSync(join(dir, "websockets", "__init__.py"), "");
   writeFileSync(join(dir, "websockets", "asyncio", "__init__.py"), "");
-  writeFileSync(join(dir, "websockets", "asyncio", "client.py"), "ClientConnection = object\ndef connect(*a, **k):\n    raise OSError('stub')\n");
-  writeFileSync(join(dir, "websockets", "exceptions.py"), "class ConnectionClosed(Exception): pass\nclass InvalidHandshake(Exception): pass\nclass InvalidStatus(InvalidHandshake): pass\n");
+  writeFileSync(
+    join(dir, "websockets", "asyncio", "client.py"),
+    "ClientConnection = object\ndef connect(*a, **k):\n    raise OSError('stub')\n",
+  );
+  writeFileSync(
+    join(dir, "websockets", "exceptions.py"),
+    "class ConnectionClosed(Exception): pass\nclass InvalidHandshake(Exception): pass\nclass InvalidStatus(InvalidHandshake): pass\n",
+  );
   return dir;
 }
 
 describe("python", () => {
   test("sample: files, headers, run contract commands, py_compile", async () => {
     const files = await generateClient(sampleText, "python");
-    assert.deepEqual(files.map((f) => f.path), ["README.md", "api.py", "main.py", "requirements.txt", "sluice_client.py"]);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["README.md", "api.py", "main.py", "requirements.txt", "sluice_client.py"],
+    );
     assertCommon(files, HEADER);
     const api = files.find((f) => f.path === "api.py")!.contents;
     assert.match(api, /^async def subscribe_prices_symbol\(client: Client, symbol: str, /m);
@@ -146,7 +188,9 @@ describe("python", () => {
     assert.match(api, /async def subscribe_notes_all\(client: Client, type: str, /); // a builtin, not a keyword: fine as a parameter
     assert.match(api, /data\.encode\(\) if isinstance\(data, str\) else data/); // bytes endpoint from the CLI
     const root = writeTree("python-hard", files);
-    const r = run("python3", ["-c", "import api; print(sorted(api.PricesSymbolPayload.__required_keys__))"], root, { PYTHONPATH: websocketsStub() });
+    const r = run("python3", ["-c", "import api; print(sorted(api.PricesSymbolPayload.__required_keys__))"], root, {
+      PYTHONPATH: websocketsStub(),
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), "['class', 'first-name', 'id']");
   });
@@ -155,14 +199,21 @@ describe("python", () => {
 describe("go", () => {
   test("sample: files, headers, gofmt-clean, go vet + go build, usage and token errors", async () => {
     const files = await generateClient(sampleText, "go");
-    assert.deepEqual(files.map((f) => f.path), ["README.md", "go.mod", "go.sum", "main.go", "sluice/api.go", "sluice/client.go"]);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["README.md", "go.mod", "go.sum", "main.go", "sluice/api.go", "sluice/client.go"],
+    );
     assertCommon(files, HEADER);
-    for (const f of files.filter((f) => f.path.endsWith(".go"))) assert.match(f.contents, /^\/\/ Code generated by Sluice codegen\. DO NOT EDIT\.$/m, f.path);
+    for (const f of files.filter((f) => f.path.endsWith(".go")))
+      assert.match(f.contents, /^\/\/ Code generated by Sluice codegen\. DO NOT EDIT\.$/m, f.path);
     assert.match(files.find((f) => f.path === "go.mod")!.contents, /^require github\.com\/gorilla\/websocket v1\.5\.3$/m);
     const gatewayMod = readFileSync(new URL("../../../apps/gateway/go.mod", import.meta.url), "utf8");
     assert.match(gatewayMod, /github\.com\/gorilla\/websocket v1\.5\.3/, "same gorilla/websocket version as the gateway");
     const api = files.find((f) => f.path === "sluice/api.go")!.contents;
-    assert.match(api, /^func SubscribePricesSymbol\(ctx context\.Context, c \*Client, symbol string, handler func\(TypedMessage\[PricesSymbolPayload\]\), opts SubscribeOptions\)/m);
+    assert.match(
+      api,
+      /^func SubscribePricesSymbol\(ctx context\.Context, c \*Client, symbol string, handler func\(TypedMessage\[PricesSymbolPayload\]\), opts SubscribeOptions\)/m,
+    );
     assert.match(api, /^\tCurrency string +`json:"currency"`/m);
     assert.match(api, /^\tVenue +\*string +`json:"venue,omitempty"`/m);
     const root = writeTree("go", files);
@@ -191,11 +242,17 @@ describe("go", () => {
 describe("java", () => {
   test("sample: files, headers, javac, usage and token errors", async () => {
     const files = await generateClient(sampleText, "java");
-    assert.deepEqual(files.map((f) => f.path), ["README.md", "src/sluice/Api.java", "src/sluice/Json.java", "src/sluice/Main.java", "src/sluice/SluiceClient.java"]);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["README.md", "src/sluice/Api.java", "src/sluice/Json.java", "src/sluice/Main.java", "src/sluice/SluiceClient.java"],
+    );
     assertCommon(files, HEADER);
     const api = files.find((f) => f.path === "src/sluice/Api.java")!.contents;
     assert.match(api, /public record PricesSymbolPayload\(String symbol, Double price, String currency, String venue, List<String> tags\)/);
-    assert.match(api, /public static SluiceClient\.Ack publishPricesSymbol\(SluiceClient client, String symbol, PricesSymbolPayload data\)/);
+    assert.match(
+      api,
+      /public static SluiceClient\.Ack publishPricesSymbol\(SluiceClient client, String symbol, PricesSymbolPayload data\)/,
+    );
     assert.doesNotMatch(api, /publishOrdersEu/);
     const root = writeTree("java", files);
     build("java", root);
@@ -205,7 +262,11 @@ describe("java", () => {
   test("hard schemas compile without warnings", async () => {
     const files = await generateClient(hardDocument(), "java");
     const root = writeTree("java-hard", files);
-    const r = run("javac", ["-encoding", "UTF-8", "-Xlint:all", "-Werror", "-d", "build", "-sourcepath", "src", "src/sluice/Main.java"], root);
+    const r = run(
+      "javac",
+      ["-encoding", "UTF-8", "-Xlint:all", "-Werror", "-d", "build", "-sourcepath", "src", "src/sluice/Main.java"],
+      root,
+    );
     assert.equal(r.status, 0, r.stdout + r.stderr);
     const api = files.find((f) => f.path === "src/sluice/Api.java")!.contents;
     assert.match(api, /String hashCodeValue/);

@@ -25,10 +25,24 @@ test("the committed migrations match schema.ts", () => {
     const before = readdirSync(out).sort();
     const log = execFileSync(
       path.join(packageDir, "node_modules/.bin/drizzle-kit"),
-      ["generate", "--dialect", "postgresql", "--schema", "./src/schema.ts", "--casing", "snake_case", "--out", `./${path.relative(packageDir, out)}`],
+      [
+        "generate",
+        "--dialect",
+        "postgresql",
+        "--schema",
+        "./src/schema.ts",
+        "--casing",
+        "snake_case",
+        "--out",
+        `./${path.relative(packageDir, out)}`,
+      ],
       { cwd: packageDir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
-    assert.deepEqual(readdirSync(out).sort(), before, `schema.ts has changes without a migration; run pnpm --filter @sluice/db generate\n${log}`);
+    assert.deepEqual(
+      readdirSync(out).sort(),
+      before,
+      `schema.ts has changes without a migration; run pnpm --filter @sluice/db generate\n${log}`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -4,20 +4,7 @@
 // path (portal, API, a manual SQL session) can store a catalog the gateway
 // would have to reject.
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  check,
-  index,
-  jsonb,
-  pgEnum,
-  pgTable,
-  text,
-  timestamp,
-  unique,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, jsonb, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const userRole = pgEnum("user_role", ["admin", "editor", "viewer"]);
 export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes"]);
@@ -38,8 +25,7 @@ const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull(
 const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
 
 /** SQL check: a non-empty text[] whose items are all subscribe/publish. */
-const operationsCheck = (column: string) =>
-  sql.raw(`cardinality(${column}) > 0 and ${column} <@ array['subscribe','publish']::text[]`);
+const operationsCheck = (column: string) => sql.raw(`cardinality(${column}) > 0 and ${column} <@ array['subscribe','publish']::text[]`);
 
 export const users = pgTable(
   "users",
@@ -112,18 +98,12 @@ export const endpoints = pgTable(
     uniqueIndex("endpoints_topic_key_key").on(t.topic, t.key).where(sql`${t.key} is not null`),
     index("endpoints_api_id_idx").on(t.apiId),
     // Kafka's own rule for topic names.
-    check(
-      "endpoints_topic_format",
-      sql`${t.topic} ~ '^[A-Za-z0-9._-]{1,249}$' and ${t.topic} not in ('.', '..')`,
-    ),
+    check("endpoints_topic_format", sql`${t.topic} ~ '^[A-Za-z0-9._-]{1,249}$' and ${t.topic} not in ('.', '..')`),
     check("endpoints_key_xor_param", sql`(${t.key} is null) <> (${t.keyParam} is null)`),
     check("endpoints_key_not_empty", sql`${t.key} is null or char_length(${t.key}) between 1 and 1024`),
     check("endpoints_key_param_format", sql`${t.keyParam} is null or ${t.keyParam} ~ '^[A-Za-z_][A-Za-z0-9_]{0,63}$'`),
     check("endpoints_path_topic", sql`starts_with(${t.path}, '/' || ${t.topic} || '/')`),
-    check(
-      "endpoints_path_param",
-      sql`${t.keyParam} is null or ${t.path} = '/' || ${t.topic} || '/{' || ${t.keyParam} || '}'`,
-    ),
+    check("endpoints_path_param", sql`${t.keyParam} is null or ${t.path} = '/' || ${t.topic} || '/{' || ${t.keyParam} || '}'`),
     check("endpoints_operations_valid", operationsCheck("operations")),
     check(
       "endpoints_schema_is_json_object",
@@ -168,10 +148,7 @@ export const appGrants = pgTable(
   },
   (t) => [
     unique("app_grants_app_pattern_key").on(t.appId, t.endpointPattern),
-    check(
-      "app_grants_pattern_format",
-      sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`,
-    ),
+    check("app_grants_pattern_format", sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`),
     check("app_grants_operations_valid", operationsCheck("operations")),
   ],
 );
@@ -290,10 +267,7 @@ export const loginAttempts = pgTable(
     succeeded: boolean("succeeded").notNull(),
     attemptedAt: timestamp("attempted_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    index("login_attempts_email_idx").on(t.email, t.attemptedAt),
-    index("login_attempts_ip_idx").on(t.ip, t.attemptedAt),
-  ],
+  (t) => [index("login_attempts_email_idx").on(t.email, t.attemptedAt), index("login_attempts_ip_idx").on(t.ip, t.attemptedAt)],
 );
 
 /**

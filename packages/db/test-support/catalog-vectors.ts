@@ -62,7 +62,9 @@ export const NOW = 1795100000;
 const api = { id: "51a2c6a4-0d7e-4d3b-9a53-2f1e8c0b7a10", name: "Market data", version: "1.0.0" };
 const at = (seconds: number) => new Date(seconds * 1000);
 
-function endpoint(fields: Pick<Endpoint, "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat"> & { jsonSchema?: unknown }): Endpoint {
+function endpoint(
+  fields: Pick<Endpoint, "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat"> & { jsonSchema?: unknown },
+): Endpoint {
   return { apiId: api.id, jsonSchema: null, description: "", examples: [], createdAt: at(NOW), updatedAt: at(NOW), ...fields };
 }
 
@@ -107,7 +109,12 @@ const telemetry = endpoint({
 const es256 = {
   kid: "2026-11-22-vectors1",
   algorithm: "ES256",
-  publicJwk: { kty: "EC", crv: "P-256", x: "XL6XIUIUVl4iei1uTTYSSdcKyx0EmU4TE9MYul7VCwg", y: "QEQSa66mlGYIw2RERjqmDhcyq8Ue07-kbInTfJoLhus" },
+  publicJwk: {
+    kty: "EC",
+    crv: "P-256",
+    x: "XL6XIUIUVl4iei1uTTYSSdcKyx0EmU4TE9MYul7VCwg",
+    y: "QEQSa66mlGYIw2RERjqmDhcyq8Ue07-kbInTfJoLhus",
+  },
   status: "active" as const,
 };
 const eddsa = {
@@ -229,7 +236,12 @@ export function catalogVectors() {
     },
     {
       name: "key: rotation retires the old key, a tombstone removes it once its tokens expired",
-      records: [signingKeyRecord({ ...es256, status: "active" }), signingKeyRecord({ ...es256, status: "retired" }), signingKeyRecord({ ...eddsa, status: "active" }), signingKeyTombstone(es256.kid)],
+      records: [
+        signingKeyRecord({ ...es256, status: "active" }),
+        signingKeyRecord({ ...es256, status: "retired" }),
+        signingKeyRecord({ ...eddsa, status: "active" }),
+        signingKeyTombstone(es256.kid),
+      ],
       state: { ...empty, keys: [{ kid: eddsa.kid, alg: "EdDSA", status: "active" }] },
       ...ok,
     },

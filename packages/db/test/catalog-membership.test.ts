@@ -68,7 +68,9 @@ describe("catalog membership", () => {
       ["key/a-active", "active"],
       ["key/b-retired-live-token", "retired"],
     ]);
-    const { rows } = await client.query(`select floor(extract(epoch from expires_at))::bigint as exp from issued_tokens where jti = $1`, [jti.liveRevoked]);
+    const { rows } = await client.query(`select floor(extract(epoch from expires_at))::bigint as exp from issued_tokens where jti = $1`, [
+      jti.liveRevoked,
+    ]);
     assert.deepEqual(kinds(records, "revoked"), [[`revoked/${jti.liveRevoked}`, Number(rows[0].exp)]]);
     assert.deepEqual(kinds(records, "app"), [[`app/${appId}`, null]]);
   });
@@ -82,11 +84,17 @@ describe("catalog membership", () => {
 
   test("signingKeyInCatalog is the same rule for the portal's queries", async () => {
     const inCatalog = async (now?: Date) =>
-      (await db.select({ kid: signingKeys.kid }).from(signingKeys).where(signingKeyInCatalog(now)).orderBy(asc(signingKeys.kid))).map((r) => r.kid);
+      (await db.select({ kid: signingKeys.kid }).from(signingKeys).where(signingKeyInCatalog(now)).orderBy(asc(signingKeys.kid))).map(
+        (r) => r.kid,
+      );
     assert.deepEqual(await inCatalog(), ["a-active", "b-retired-live-token"]);
     assert.deepEqual(await inCatalog(new Date(t0.getTime() + 3 * HOUR)), ["a-active"]);
     // Earlier, the tokens that have expired by now were still valid.
-    assert.deepEqual(await inCatalog(new Date(t0.getTime() - 1.5 * HOUR)), ["a-active", "b-retired-live-token", "c-retired-expired-tokens"]);
+    assert.deepEqual(await inCatalog(new Date(t0.getTime() - 1.5 * HOUR)), [
+      "a-active",
+      "b-retired-live-token",
+      "c-retired-expired-tokens",
+    ]);
   });
 
   test("only a retired key can be marked expired", async () => {

@@ -26,15 +26,11 @@ async function expectViolation(sqlText: string, params: unknown[], constraint: s
 }
 
 async function insertApi(name = "Fleet"): Promise<string> {
-  const { rows } = await client.query(
-    "insert into streaming_apis (name, version) values ($1, '1.0.0') returning id",
-    [name],
-  );
+  const { rows } = await client.query("insert into streaming_apis (name, version) values ($1, '1.0.0') returning id", [name]);
   return rows[0].id;
 }
 
-const insertEndpointSql =
-  "insert into endpoints (api_id, path, topic, key, key_param, operations) values ($1, $2, $3, $4, $5, $6)";
+const insertEndpointSql = "insert into endpoints (api_id, path, topic, key, key_param, operations) values ($1, $2, $3, $4, $5, $6)";
 
 describe("migrations", () => {
   before(async () => {
@@ -56,9 +52,7 @@ describe("migrations", () => {
   });
 
   test("create every table of the core model", async () => {
-    const { rows } = await client.query(
-      "select table_name from information_schema.tables where table_schema = 'public' order by 1",
-    );
+    const { rows } = await client.query("select table_name from information_schema.tables where table_schema = 'public' order by 1");
     assert.deepEqual(
       rows.map((r) => r.table_name),
       [
@@ -80,8 +74,7 @@ describe("migrations", () => {
   });
 
   test("are idempotent: a second and third run apply nothing", async () => {
-    const count = async () =>
-      (await client.query("select count(*)::int as n from drizzle.__drizzle_migrations")).rows[0].n;
+    const count = async () => (await client.query("select count(*)::int as n from drizzle.__drizzle_migrations")).rows[0].n;
     const applied = await count();
     assert.ok(applied >= 2, `expected at least 2 applied migrations, got ${applied}`);
     await migrateDatabase({ url: testUrl });
@@ -98,7 +91,14 @@ describe("migrations", () => {
       [apiId],
     );
     assert.deepEqual(rows, [
-      { path: "/prices/{symbol}", topic: "prices", key: null, key_param: "symbol", operations: ["subscribe", "publish"], payload_format: "json" },
+      {
+        path: "/prices/{symbol}",
+        topic: "prices",
+        key: null,
+        key_param: "symbol",
+        operations: ["subscribe", "publish"],
+        payload_format: "json",
+      },
       { path: "/vehicles/1/speed", topic: "vehicles", key: "1/speed", key_param: null, operations: ["subscribe"], payload_format: "json" },
     ]);
   });
@@ -121,7 +121,11 @@ describe("migrations", () => {
       [apiId],
       "endpoints_schema_is_json_object",
     );
-    await expectViolation(insertEndpointSql, ["00000000-0000-0000-0000-000000000000", "/z/1", "z", "1", null, ["subscribe"]], "endpoints_api_id_streaming_apis_id_fk");
+    await expectViolation(
+      insertEndpointSql,
+      ["00000000-0000-0000-0000-000000000000", "/z/1", "z", "1", null, ["subscribe"]],
+      "endpoints_api_id_streaming_apis_id_fk",
+    );
   });
 
   test("deleting an API deletes its endpoints", async () => {
@@ -136,16 +140,30 @@ describe("migrations", () => {
     await client.query("insert into users (email, role) values ('Ada@example.com', 'admin')");
     await expectViolation("insert into users (email) values ('ada@EXAMPLE.com')", [], "users_email_lower_key");
     await expectViolation("insert into users (email) values ('not-an-email')", [], "users_email_format");
-    await assert.rejects(client.query("insert into users (email, role) values ('b@example.com', 'root')"), /invalid input value for enum user_role/);
+    await assert.rejects(
+      client.query("insert into users (email, role) values ('b@example.com', 'root')"),
+      /invalid input value for enum user_role/,
+    );
   });
 
   test("apps, grants, keys and tokens keep their invariants", async () => {
-    const { rows: [app] } = await client.query("insert into apps (name) values ('dashboard') returning id");
+    const {
+      rows: [app],
+    } = await client.query("insert into apps (name) values ('dashboard') returning id");
     await client.query("insert into app_grants (app_id, endpoint_pattern, operations) values ($1, '/sensors/*', '{subscribe}')", [app.id]);
-    await expectViolation("insert into app_grants (app_id, endpoint_pattern, operations) values ($1, '/sensors/*', '{publish}')", [app.id], "app_grants_app_pattern_key");
-    await expectViolation("insert into app_grants (app_id, endpoint_pattern, operations) values ($1, 'sensors', '{publish}')", [app.id], "app_grants_pattern_format");
+    await expectViolation(
+      "insert into app_grants (app_id, endpoint_pattern, operations) values ($1, '/sensors/*', '{publish}')",
+      [app.id],
+      "app_grants_app_pattern_key",
+    );
+    await expectViolation(
+      "insert into app_grants (app_id, endpoint_pattern, operations) values ($1, 'sensors', '{publish}')",
+      [app.id],
+      "app_grants_pattern_format",
+    );
 
-    const keySql = "insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext) values ($1, 'ES256', '{\"kty\":\"EC\"}', 'v1:opaque')";
+    const keySql =
+      "insert into signing_keys (kid, algorithm, public_jwk, private_key_ciphertext) values ($1, 'ES256', '{\"kty\":\"EC\"}', 'v1:opaque')";
     await client.query(keySql, ["k1"]);
     await expectViolation(keySql, ["k2"], "signing_keys_one_active");
     await client.query("update signing_keys set status = 'retired', retired_at = now() where kid = 'k1'");

@@ -4,15 +4,7 @@
  * comes from the current socket, so a late event of a dead one changes nothing.
  */
 import { Backoff, type BackoffOptions } from "./backoff.js";
-import {
-  Codes,
-  ConnectionClosedError,
-  DisconnectedError,
-  RevokedError,
-  SluiceError,
-  TimeoutError,
-  errorFromCode,
-} from "./errors.js";
+import { Codes, ConnectionClosedError, DisconnectedError, RevokedError, SluiceError, TimeoutError, errorFromCode } from "./errors.js";
 import { Emitter } from "./events.js";
 import {
   SUBPROTOCOL,
@@ -176,7 +168,9 @@ export class SluiceClient extends Emitter<ClientEvents> {
     if (!options.token && !options.getToken) throw new TypeError("connect: pass token or getToken");
     const WS = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!WS) {
-      throw new TypeError("connect: no global WebSocket (Node 20): pass one, e.g. connect(url, { WebSocket }) with `import { WebSocket } from \"ws\"`");
+      throw new TypeError(
+        'connect: no global WebSocket (Node 20): pass one, e.g. connect(url, { WebSocket }) with `import { WebSocket } from "ws"`',
+      );
     }
     this.WS = WS;
     this.token = options.token;
@@ -212,7 +206,11 @@ export class SluiceClient extends Emitter<ClientEvents> {
    * delivered message. Errors (no permission, no such endpoint) reject
    * `sub.ready`, end the subscription and are thrown by its iterator.
    */
-  subscribe<T = unknown>(endpoint: string, handler?: MessageHandler<T> | SubscribeOptions, options: SubscribeOptions = {}): Subscription<T> {
+  subscribe<T = unknown>(
+    endpoint: string,
+    handler?: MessageHandler<T> | SubscribeOptions,
+    options: SubscribeOptions = {},
+  ): Subscription<T> {
     if (typeof handler === "object") {
       options = handler;
       handler = undefined;
@@ -258,7 +256,11 @@ export class SluiceClient extends Emitter<ClientEvents> {
       item.timer = this.clock.setTimeout(() => {
         this.dropQueued(item);
         if (item.id) this.pending.delete(item.id);
-        reject(new TimeoutError(Codes.Timeout, `publish to ${canonical}: no acknowledgement within ${this.opts.publishTimeoutMs} ms`, { endpoint: canonical }));
+        reject(
+          new TimeoutError(Codes.Timeout, `publish to ${canonical}: no acknowledgement within ${this.opts.publishTimeoutMs} ms`, {
+            endpoint: canonical,
+          }),
+        );
       }, this.opts.publishTimeoutMs);
       if (this.authenticated) {
         this.sendPublish(item);
@@ -266,7 +268,13 @@ export class SluiceClient extends Emitter<ClientEvents> {
       }
       if (this.queue.length >= this.opts.maxQueuedPublishes) {
         this.clock.clearTimeout(item.timer);
-        reject(new DisconnectedError(Codes.Disconnected, `publish to ${canonical}: not connected and ${this.queue.length} publishes already queued`, { endpoint: canonical }));
+        reject(
+          new DisconnectedError(
+            Codes.Disconnected,
+            `publish to ${canonical}: not connected and ${this.queue.length} publishes already queued`,
+            { endpoint: canonical },
+          ),
+        );
         return;
       }
       this.queue.push(item);
@@ -291,7 +299,9 @@ export class SluiceClient extends Emitter<ClientEvents> {
       ws = new this.WS(this.url, SUBPROTOCOL);
     } catch (err) {
       this.reportError(err);
-      this.shutdown(new ConnectionClosedError(Codes.ConnectionClosed, `cannot open ${this.url}: ${(err as Error).message}`, { cause: err }));
+      this.shutdown(
+        new ConnectionClosedError(Codes.ConnectionClosed, `cannot open ${this.url}: ${(err as Error).message}`, { cause: err }),
+      );
       return;
     }
     this.ws = ws;
@@ -413,9 +423,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
       if (this.getToken) this.token = undefined;
       else fatal = errorFromCode(code, reason || "token expired", {});
     }
-    if (!fatal && !this.opts.reconnect) fatal = new DisconnectedError(Codes.Disconnected, `connection closed (${code}${reason ? ": " + reason : ""})`);
+    if (!fatal && !this.opts.reconnect)
+      fatal = new DisconnectedError(Codes.Disconnected, `connection closed (${code}${reason ? `: ${reason}` : ""})`);
     if (!fatal && !this.everConnected && !this.opts.waitOnFirstConnect) {
-      fatal = new DisconnectedError(Codes.Disconnected, `cannot connect to ${this.url} (${code}${reason ? ": " + reason : ""})`);
+      fatal = new DisconnectedError(Codes.Disconnected, `cannot connect to ${this.url} (${code}${reason ? `: ${reason}` : ""})`);
     }
     if (fatal) {
       this.emit("disconnected", { code, reason, willReconnect: false });
@@ -439,9 +450,9 @@ export class SluiceClient extends Emitter<ClientEvents> {
     this.clock.clearTimeout(this.timers.retry);
     if (ws) {
       ws.onopen = ws.onmessage = ws.onclose = null;
-    // Closing a socket that is still connecting makes some implementations (ws)
-    // emit an error; without a listener Node would throw it.
-    ws.onerror = () => {};
+      // Closing a socket that is still connecting makes some implementations (ws)
+      // emit an error; without a listener Node would throw it.
+      ws.onerror = () => {};
       try {
         ws.close(1000, "client closed");
       } catch {
@@ -478,7 +489,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
           break;
         case "publish":
           p.reject(
-            new DisconnectedError(Codes.Disconnected, `connection lost (${code}${reason ? ": " + reason : ""}) before the publish was acknowledged: it may or may not have been written`),
+            new DisconnectedError(
+              Codes.Disconnected,
+              `connection lost (${code}${reason ? `: ${reason}` : ""}) before the publish was acknowledged: it may or may not have been written`,
+            ),
           );
           break;
         default:
@@ -576,7 +590,13 @@ export class SluiceClient extends Emitter<ClientEvents> {
 
   // ---- frames ---------------------------------------------------------------
 
-  private request(ws: WebSocketLike, frame: ClientFrame, kind: Pending["kind"], sub?: Subscription<never>, timeoutMs = this.opts.requestTimeoutMs): Promise<ServerFrame> {
+  private request(
+    ws: WebSocketLike,
+    frame: ClientFrame,
+    kind: Pending["kind"],
+    sub?: Subscription<never>,
+    timeoutMs = this.opts.requestTimeoutMs,
+  ): Promise<ServerFrame> {
     const id = String(++this.nextId);
     return new Promise<ServerFrame>((resolve, reject) => {
       const p: Pending = { kind, resolve, reject };
@@ -607,7 +627,8 @@ export class SluiceClient extends Emitter<ClientEvents> {
     if (!ws || !this.authenticated) return;
     const from = sub.resumeFrom();
     sub.wasSent = true;
-    const frame: ClientFrame = from === "latest" ? { type: "subscribe", endpoint: sub.endpoint } : { type: "subscribe", endpoint: sub.endpoint, from };
+    const frame: ClientFrame =
+      from === "latest" ? { type: "subscribe", endpoint: sub.endpoint } : { type: "subscribe", endpoint: sub.endpoint, from };
     this.request(ws, frame, "subscribe", sub).then(
       (answer) => {
         if (answer.type === "subscribed") {
@@ -623,10 +644,13 @@ export class SluiceClient extends Emitter<ClientEvents> {
         const notFoundOnResume = err.code === Codes.NotFound && sub.acknowledgements > 0 && ++sub.notFoundRetries <= MAX_RESUME_NOT_FOUND;
         if (err.code === Codes.Internal || err.code === Codes.Unavailable || err instanceof TimeoutError || notFoundOnResume) {
           // Transient (Kafka unavailable): try again on this connection after a pause.
-          const retry = this.clock.setTimeout(() => {
-            this.subscribeRetries.delete(retry);
-            if (this.ws === ws && this.subs.get(sub.endpoint) === sub && sub.active) this.sendSubscribe(sub);
-          }, Math.max(this.backoff.initialDelayMs, 100) * (notFoundOnResume ? 2 ** sub.notFoundRetries : 1));
+          const retry = this.clock.setTimeout(
+            () => {
+              this.subscribeRetries.delete(retry);
+              if (this.ws === ws && this.subs.get(sub.endpoint) === sub && sub.active) this.sendSubscribe(sub);
+            },
+            Math.max(this.backoff.initialDelayMs, 100) * (notFoundOnResume ? 2 ** sub.notFoundRetries : 1),
+          );
           this.subscribeRetries.add(retry);
           return;
         }
@@ -739,7 +763,8 @@ export class SluiceClient extends Emitter<ClientEvents> {
   }
 
   private reportError(err: unknown): void {
-    const e = err instanceof SluiceError ? err : new SluiceError(Codes.Internal, err instanceof Error ? err.message : String(err), { cause: err });
+    const e =
+      err instanceof SluiceError ? err : new SluiceError(Codes.Internal, err instanceof Error ? err.message : String(err), { cause: err });
     this.emit("error", e);
   }
 }

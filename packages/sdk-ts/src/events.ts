@@ -17,7 +17,10 @@ export class Emitter<Events extends object> {
   /** on adds a listener and returns a function that removes it. */
   on<K extends keyof Events>(event: K, listener: Listener<Events[K]>): () => void {
     let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.listeners.set(event, set);
+    }
     set.add(listener as Listener<never>);
     return () => this.off(event, listener);
   }

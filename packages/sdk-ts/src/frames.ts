@@ -38,24 +38,24 @@ export type ClientFrame =
  */
 export function encodeClientFrame(frame: ClientFrame): string {
   const out: Record<string, unknown> = { type: frame.type };
-  if (frame.id !== undefined && frame.id !== "") out["id"] = frame.id;
+  if (frame.id !== undefined && frame.id !== "") out.id = frame.id;
   switch (frame.type) {
     case "auth":
     case "refresh":
-      out["token"] = frame.token;
+      out.token = frame.token;
       break;
     case "subscribe":
-      out["endpoint"] = frame.endpoint;
-      if (frame.from !== undefined) out["from"] = encodeFrom(frame.from);
+      out.endpoint = frame.endpoint;
+      if (frame.from !== undefined) out.from = encodeFrom(frame.from);
       break;
     case "unsubscribe":
-      out["endpoint"] = frame.endpoint;
+      out.endpoint = frame.endpoint;
       break;
     case "publish":
-      out["endpoint"] = frame.endpoint;
+      out.endpoint = frame.endpoint;
       // `null` is a JSON value like any other; only `undefined` has no encoding.
-      out["data"] = frame.data === undefined ? null : frame.data;
-      if (frame.encoding) out["encoding"] = frame.encoding;
+      out.data = frame.data === undefined ? null : frame.data;
+      if (frame.encoding) out.encoding = frame.encoding;
       break;
     case "ping":
       break;
@@ -123,14 +123,14 @@ export function decodeClientFrame(text: string): DecodedClientFrame {
   }
   if (!isObject(raw)) return fail("frame: not a JSON object");
   if (!("type" in raw)) fail("type: missing");
-  if (typeof raw["type"] !== "string") fail("type: must be a string");
+  if (typeof raw.type !== "string") fail("type: must be a string");
   let id = "";
   if ("id" in raw) {
-    if (typeof raw["id"] !== "string") fail("id: must be a string");
-    id = raw["id"] as string;
+    if (typeof raw.id !== "string") fail("id: must be a string");
+    id = raw.id as string;
     if (id.length > MAX_ID_LENGTH) fail(`id: longer than ${MAX_ID_LENGTH} characters`);
   }
-  const type = raw["type"] as string;
+  const type = raw.type as string;
   if (type === "") fail("type: missing", id);
   if (!CLIENT_TYPES.has(type)) {
     fail(`type: ${JSON.stringify(type)} is not one of auth, refresh, subscribe, unsubscribe, publish, ping`, id);
@@ -139,7 +139,7 @@ export function decodeClientFrame(text: string): DecodedClientFrame {
   switch (type) {
     case "auth":
     case "refresh": {
-      const token = raw["token"];
+      const token = raw.token;
       if (typeof token !== "string" || token === "") fail("token: missing", id);
       frame.token = token as string;
       break;
@@ -147,7 +147,7 @@ export function decodeClientFrame(text: string): DecodedClientFrame {
     case "subscribe":
     case "unsubscribe":
     case "publish": {
-      const endpoint = raw["endpoint"];
+      const endpoint = raw.endpoint;
       if (endpoint === undefined || endpoint === null || endpoint === "") fail("endpoint: missing", id);
       if (typeof endpoint !== "string") fail("endpoint: must be a string", id);
       try {
@@ -157,7 +157,7 @@ export function decodeClientFrame(text: string): DecodedClientFrame {
       }
       if (type === "subscribe") {
         try {
-          frame.from = decodeFrom(raw["from"]);
+          frame.from = decodeFrom(raw.from);
         } catch (err) {
           fail((err as Error).message, id);
         }
@@ -179,27 +179,27 @@ function decodeFrom(raw: unknown): From {
     const v = raw[field];
     if (v !== undefined && !Number.isInteger(v)) throw new Error(shape);
   }
-  if (raw["epoch"] !== undefined && typeof raw["epoch"] !== "string") throw new Error(shape);
-  if (raw["time"] !== undefined) {
-    if ((raw["time"] as number) < 0) throw new Error("from.time: must be >= 0");
-    return { time: raw["time"] as number };
+  if (raw.epoch !== undefined && typeof raw.epoch !== "string") throw new Error(shape);
+  if (raw.time !== undefined) {
+    if ((raw.time as number) < 0) throw new Error("from.time: must be >= 0");
+    return { time: raw.time as number };
   }
-  if (raw["epoch"] === undefined || raw["epoch"] === "") throw new Error("from.epoch: missing");
-  if (raw["partition"] === undefined) throw new Error("from.partition: missing");
-  const partition = raw["partition"] as number;
+  if (raw.epoch === undefined || raw.epoch === "") throw new Error("from.epoch: missing");
+  if (raw.partition === undefined) throw new Error("from.partition: missing");
+  const partition = raw.partition as number;
   if (partition < 0 || partition > 0x7fffffff) throw new Error("from.partition: out of range");
-  if (raw["seq"] === undefined) throw new Error("from.seq: missing");
+  if (raw.seq === undefined) throw new Error("from.seq: missing");
   // -1 is the position before offset 0 (what "subscribed" says for an empty partition).
-  if ((raw["seq"] as number) < -1) throw new Error("from.seq: must be >= -1");
-  return { epoch: raw["epoch"] as string, partition, seq: raw["seq"] as number };
+  if ((raw.seq as number) < -1) throw new Error("from.seq: must be >= -1");
+  return { epoch: raw.epoch as string, partition, seq: raw.seq as number };
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function decodePublishData(raw: Record<string, unknown>, frame: DecodedClientFrame, fail: (m: string) => never): void {
   if (!("data" in raw)) fail("data: missing");
-  const data = raw["data"];
-  const encoding = raw["encoding"];
+  const data = raw.data;
+  const encoding = raw.encoding;
   if (encoding !== undefined && encoding !== null) {
     if (encoding !== "base64") fail(`encoding: ${JSON.stringify(encoding)} is not "base64"`);
     if (typeof data !== "string") fail("data: must be a base64 string when encoding is base64");
@@ -326,26 +326,26 @@ export function decodeServerFrame(text: string): ServerFrame | null {
   } catch (err) {
     throw new ProtocolError(Codes.BadFrame, "server frame: not valid JSON", { cause: err });
   }
-  if (!isObject(raw) || typeof raw["type"] !== "string") {
+  if (!isObject(raw) || typeof raw.type !== "string") {
     throw new ProtocolError(Codes.BadFrame, "server frame: not a JSON object with a type");
   }
-  const fields = SERVER_FIELDS[raw["type"] as ServerFrame["type"]];
-  if (!Object.hasOwn(SERVER_FIELDS, raw["type"]) || fields === undefined) return null;
+  const fields = SERVER_FIELDS[raw.type as ServerFrame["type"]];
+  if (!Object.hasOwn(SERVER_FIELDS, raw.type) || fields === undefined) return null;
   for (const [name, kind] of Object.entries(fields)) {
     const v = raw[name];
     const ok = kind === "string" ? typeof v === "string" : kind === "int" ? Number.isInteger(v) : v !== undefined;
-    if (!ok) throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: ${name} missing or not a ${kind}`);
+    if (!ok) throw new ProtocolError(Codes.BadFrame, `server ${raw.type} frame: ${name} missing or not a ${kind}`);
   }
-  for (const name of OPTIONAL_INT_FIELDS[raw["type"] as ServerFrame["type"]] ?? []) {
+  for (const name of OPTIONAL_INT_FIELDS[raw.type as ServerFrame["type"]] ?? []) {
     if (raw[name] !== undefined && !Number.isInteger(raw[name])) {
-      throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: ${name} must be an integer`);
+      throw new ProtocolError(Codes.BadFrame, `server ${raw.type} frame: ${name} must be an integer`);
     }
   }
-  if (raw["id"] !== undefined && typeof raw["id"] !== "string") {
-    throw new ProtocolError(Codes.BadFrame, `server ${raw["type"]} frame: id must be a string`);
+  if (raw.id !== undefined && typeof raw.id !== "string") {
+    throw new ProtocolError(Codes.BadFrame, `server ${raw.type} frame: id must be a string`);
   }
-  if (raw["type"] === "message" && raw["encoding"] !== undefined && raw["encoding"] !== "base64") {
-    throw new ProtocolError(Codes.BadFrame, `server message frame: unknown encoding ${JSON.stringify(raw["encoding"])}`);
+  if (raw.type === "message" && raw.encoding !== undefined && raw.encoding !== "base64") {
+    throw new ProtocolError(Codes.BadFrame, `server message frame: unknown encoding ${JSON.stringify(raw.encoding)}`);
   }
   return raw as unknown as ServerFrame;
 }

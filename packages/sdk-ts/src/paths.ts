@@ -16,6 +16,7 @@ export interface EndpointPath {
 const MAX_KEY_BYTES = 1024;
 const TOPIC_CHARS = /^[A-Za-z0-9._-]+$/;
 // Go's unicode.IsControl, which the gateway uses: C0, DEL and C1.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's job (they are refused in paths).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const utf8 = new TextEncoder();
 
@@ -60,9 +61,14 @@ function escapeSegment(segment: string): string {
   let out = "";
   for (const byte of utf8.encode(segment)) {
     const unreserved =
-      (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x30 && byte <= 0x39) ||
-      byte === 0x2d || byte === 0x2e || byte === 0x5f || byte === 0x7e;
-    out += unreserved ? String.fromCharCode(byte) : "%" + byte.toString(16).toUpperCase().padStart(2, "0");
+      (byte >= 0x61 && byte <= 0x7a) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x30 && byte <= 0x39) ||
+      byte === 0x2d ||
+      byte === 0x2e ||
+      byte === 0x5f ||
+      byte === 0x7e;
+    out += unreserved ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }

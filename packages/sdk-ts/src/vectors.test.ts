@@ -23,7 +23,10 @@ interface ValidFrame {
   data_base64?: string;
 }
 
-const frames = vectors("frames.json") as { valid: ValidFrame[]; invalid: { frame: string; code: number; id: string; message_contains: string }[] };
+const frames = vectors("frames.json") as {
+  valid: ValidFrame[];
+  invalid: { frame: string; code: number; id: string; message_contains: string }[];
+};
 
 // The frame the SDK would send for a vector: built from the vector's fields, not from its text.
 function sdkFrame(v: ValidFrame): ClientFrame {
@@ -38,7 +41,8 @@ function sdkFrame(v: ValidFrame): ClientFrame {
     case "unsubscribe":
       return { type: "unsubscribe", id, endpoint: v.endpoint as string };
     case "publish":
-      if (v.data_base64 !== undefined) return { type: "publish", id, endpoint: v.endpoint as string, data: v.data_base64, encoding: "base64" };
+      if (v.data_base64 !== undefined)
+        return { type: "publish", id, endpoint: v.endpoint as string, data: v.data_base64, encoding: "base64" };
       return { type: "publish", id, endpoint: v.endpoint as string, data: v.data_is_string ? v.data : JSON.parse(v.data as string) };
     case "ping":
       return { type: "ping", id };
@@ -83,7 +87,10 @@ describe("vectors/frames.json", () => {
           assert.ok(err instanceof ClientFrameError, String(err));
           assert.equal(err.code, v.code);
           assert.equal(err.id, v.id);
-          assert.ok(err.message.includes(v.message_contains), `${JSON.stringify(err.message)} should contain ${JSON.stringify(v.message_contains)}`);
+          assert.ok(
+            err.message.includes(v.message_contains),
+            `${JSON.stringify(err.message)} should contain ${JSON.stringify(v.message_contains)}`,
+          );
           return true;
         },
       );
@@ -112,7 +119,16 @@ describe("vectors/paths.json", () => {
 interface ServerFrameVector {
   name: string;
   type: string;
-  input?: { endpoint: string; epoch: string; partition: number; seq: number; ts: number; format: string; value?: string; value_hex?: string };
+  input?: {
+    endpoint: string;
+    epoch: string;
+    partition: number;
+    seq: number;
+    ts: number;
+    format: string;
+    value?: string;
+    value_hex?: string;
+  };
   delivers?: "json" | "text" | "bytes";
   json: string;
   fields: Record<string, unknown>;
@@ -149,7 +165,8 @@ function parseSSE(text: string): { id?: string; event?: string; data?: string; c
 describe("vectors/server-frames.json", () => {
   it("covers every server frame kind", () => {
     const kinds = new Set(serverFrames.frames.map((v) => v.type));
-    for (const k of ["authenticated", "subscribed", "unsubscribed", "message", "gap", "published", "error", "closing", "pong"]) assert.ok(kinds.has(k), k);
+    for (const k of ["authenticated", "subscribed", "unsubscribed", "message", "gap", "published", "error", "closing", "pong"])
+      assert.ok(kinds.has(k), k);
   });
 
   for (const v of serverFrames.frames) {
@@ -196,7 +213,16 @@ describe("vectors/server-frames.json", () => {
         const gaps: unknown[] = [];
         sub.on("gap", (g) => gaps.push(g));
         sub.handleGap(frame);
-        assert.deepEqual(gaps, [{ endpoint: frame.endpoint, epoch: frame.epoch, partition: frame.partition, fromSeq: frame.from_seq, toSeq: frame.to_seq, reason: frame.reason }]);
+        assert.deepEqual(gaps, [
+          {
+            endpoint: frame.endpoint,
+            epoch: frame.epoch,
+            partition: frame.partition,
+            fromSeq: frame.from_seq,
+            toSeq: frame.to_seq,
+            reason: frame.reason,
+          },
+        ]);
       }
     });
 
@@ -205,8 +231,8 @@ describe("vectors/server-frames.json", () => {
         const ev = parseSSE(v.sse!);
         const f = v.fields as Record<string, unknown>;
         if (v.type === "subscribed") {
-          assert.deepEqual(ev.comments, [`subscribed ${f["endpoint"]}`]);
-          assert.equal(ev.id, `${f["epoch"]}:${f["partition"]}:${f["seq"]}`);
+          assert.deepEqual(ev.comments, [`subscribed ${f.endpoint}`]);
+          assert.equal(ev.id, `${f.epoch}:${f.partition}:${f.seq}`);
           assert.equal(ev.data, undefined); // sets the last event id, dispatches nothing
           return;
         }
@@ -216,7 +242,7 @@ describe("vectors/server-frames.json", () => {
           // The same object without "type"; the position is the event id.
           const { type: _type, ...rest } = f;
           assert.deepEqual(data, rest);
-          assert.equal(ev.id, `${f["epoch"]}:${f["partition"]}:${f["seq"]}`);
+          assert.equal(ev.id, `${f.epoch}:${f.partition}:${f.seq}`);
         } else {
           assert.deepEqual(data, f);
         }
@@ -226,6 +252,11 @@ describe("vectors/server-frames.json", () => {
 
   it("refuses a subscribed frame whose seq is not an integer", () => {
     assert.throws(() => decodeServerFrame('{"type":"subscribed","endpoint":"/a/b","epoch":"E","partition":0,"seq":"7"}'), ProtocolError);
-    assert.deepEqual(decodeServerFrame('{"type":"subscribed","endpoint":"/a/b","epoch":"E","partition":0}'), { type: "subscribed", endpoint: "/a/b", epoch: "E", partition: 0 });
+    assert.deepEqual(decodeServerFrame('{"type":"subscribed","endpoint":"/a/b","epoch":"E","partition":0}'), {
+      type: "subscribed",
+      endpoint: "/a/b",
+      epoch: "E",
+      partition: 0,
+    });
   });
 });

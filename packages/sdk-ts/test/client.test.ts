@@ -14,7 +14,7 @@ import {
   NotFoundError,
   PermissionError,
   RevokedError,
-  SluiceError,
+  type SluiceError,
   ValidationError,
   type ConnectOptions,
   type ConnectionState,
@@ -147,7 +147,15 @@ describe("subscribing", () => {
     await sub.ready;
     const gaps: unknown[] = [];
     sub.on("gap", (g) => gaps.push(g));
-    server.connections[0]!.send({ type: "gap", endpoint: "/prices/MSFT", epoch: "E1", partition: 0, from_seq: 42, to_seq: 97, reason: "retention" });
+    server.connections[0]!.send({
+      type: "gap",
+      endpoint: "/prices/MSFT",
+      epoch: "E1",
+      partition: 0,
+      from_seq: 42,
+      to_seq: 97,
+      reason: "retention",
+    });
     await waitFor(() => gaps.length === 1, "gap event");
     assert.deepEqual(gaps[0], { endpoint: "/prices/MSFT", epoch: "E1", partition: 0, fromSeq: 42, toSeq: 97, reason: "retention" });
   });
@@ -172,7 +180,10 @@ describe("reconnect and resume", () => {
     for (let i = 20; i < 30; i++) server.append("/ticks/x", i);
 
     await waitFor(() => got.length >= 30, "all 30");
-    assert.deepEqual(got.map((m) => m.data), Array.from({ length: 30 }, (_, i) => i));
+    assert.deepEqual(
+      got.map((m) => m.data),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
     assert.equal(sub.duplicatesDropped, 3);
     assert.deepEqual(states, ["disconnected", "connecting", "connected"]);
   });
@@ -238,7 +249,13 @@ describe("reconnect and resume", () => {
     const again = await server.connection(2);
     assert.deepEqual((await again.nextFrame("subscribe")).from, { epoch: "E2", partition: 0, seq: -1 });
     await waitFor(() => got.length === 2, "the new epoch's first message");
-    assert.deepEqual(got.map((m) => [m.position.epoch, m.position.seq, m.data]), [["E1", 0, "a"], ["E2", 0, "b"]]);
+    assert.deepEqual(
+      got.map((m) => [m.position.epoch, m.position.seq, m.data]),
+      [
+        ["E1", 0, "a"],
+        ["E2", 0, "b"],
+      ],
+    );
   });
 
   it("reconnects and resumes after 1012 (node shutting down)", async () => {
@@ -270,13 +287,25 @@ describe("reconnect and resume", () => {
     server.recreate("/t/k", "E2");
     server.append("/t/k", "c"); // seq 0 of E2, read on resume
     await waitFor(() => got.length === 3, "new epoch");
-    assert.deepEqual(got.map((m) => [m.position.epoch, m.position.seq, m.data]), [["E1", 0, "a"], ["E1", 1, "b"], ["E2", 0, "c"]]);
+    assert.deepEqual(
+      got.map((m) => [m.position.epoch, m.position.seq, m.data]),
+      [
+        ["E1", 0, "a"],
+        ["E1", 1, "b"],
+        ["E2", 0, "c"],
+      ],
+    );
     assert.deepEqual(gaps, ["epoch"]);
   });
 
   it("retries a node that refuses the token or the endpoint right after a restart (catalog not loaded yet)", async () => {
     server = await FakeServer.start({ autoAuth: false, autoSubscribe: false });
-    const connecting = connect(server.url, { token: fakeToken(hourFromNow()), WebSocket: WS, backoff: { initialDelayMs: 5, maxDelayMs: 20 }, pingIntervalMs: 0 });
+    const connecting = connect(server.url, {
+      token: fakeToken(hourFromNow()),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 5, maxDelayMs: 20 },
+      pingIntervalMs: 0,
+    });
     const first = await server.connection(0);
     const auth0 = await first.nextFrame("auth");
     first.send({ type: "authenticated", id: auth0.id, app: "app-1", expires_at: hourFromNow() });
@@ -304,7 +333,10 @@ describe("reconnect and resume", () => {
     third.send({ type: "subscribed", id: s2.id, endpoint: "/t/k", epoch: "E1", partition: 0 });
     third.send({ type: "message", endpoint: "/t/k", epoch: "E1", partition: 0, seq: 1, ts: 2, data: 1 });
     await waitFor(() => got.length === 2, "message after the retries");
-    assert.deepEqual(got.map((m) => m.data), [0, 1]);
+    assert.deepEqual(
+      got.map((m) => m.data),
+      [0, 1],
+    );
     assert.equal(sub.active, true);
     assert.equal(client.state, "connected");
   });
@@ -355,7 +387,12 @@ describe("token refresh", () => {
   it("after a 4008 close, reconnects with a token from getToken; without getToken it closes with AuthError", async () => {
     server = await FakeServer.start();
     let n = 0;
-    client = await connect(server.url, { getToken: () => fakeToken(hourFromNow(), `g${++n}`), WebSocket: WS, pingIntervalMs: 0, backoff: { initialDelayMs: 1 } });
+    client = await connect(server.url, {
+      getToken: () => fakeToken(hourFromNow(), `g${++n}`),
+      WebSocket: WS,
+      pingIntervalMs: 0,
+      backoff: { initialDelayMs: 1 },
+    });
     server.connections[0]!.close(4008, "token expired");
     const conn = await server.connection(1);
     await conn.nextFrame("auth");
@@ -408,7 +445,10 @@ describe("errors", () => {
       const sub = client.subscribe(endpoint);
       const f = await conn.nextFrame("subscribe");
       conn.send({ type: "error", id: f.id, code, message: `no: ${endpoint}` });
-      await assert.rejects(sub.ready, (err: unknown) => err instanceof Type && (err as SluiceError).code === code && (err as SluiceError).endpoint === endpoint);
+      await assert.rejects(
+        sub.ready,
+        (err: unknown) => err instanceof Type && (err as SluiceError).code === code && (err as SluiceError).endpoint === endpoint,
+      );
       await assert.rejects(sub[Symbol.asyncIterator]().next(), Type);
       assert.equal(sub.active, false);
     }
@@ -456,7 +496,10 @@ describe("publishing", () => {
   });
 
   it("queues publishes while disconnected and sends them after reconnecting; a full queue refuses at once", async () => {
-    const { server, client } = await setup({ refuseConnections: 0 }, { maxQueuedPublishes: 2, backoff: { initialDelayMs: 200, maxDelayMs: 200, random: () => 0.99 } });
+    const { server, client } = await setup(
+      { refuseConnections: 0 },
+      { maxQueuedPublishes: 2, backoff: { initialDelayMs: 200, maxDelayMs: 200, random: () => 0.99 } },
+    );
     const disconnected = new Promise((resolve) => client.once("disconnected", resolve));
     server.connections[0]!.drop();
     await disconnected;

@@ -142,7 +142,10 @@ export class FakeServer {
   /** log returns (creating) the log of an endpoint. */
   log(endpoint: string, epoch = "E1", partition = 0): FakeLog {
     let log = this.logs.get(endpoint);
-    if (!log) this.logs.set(endpoint, (log = { epoch, partition, records: [] }));
+    if (!log) {
+      log = { epoch, partition, records: [] };
+      this.logs.set(endpoint, log);
+    }
     return log;
   }
 
@@ -164,8 +167,16 @@ export class FakeServer {
   }
 
   deliver(c: FakeConnection, endpoint: string, log: FakeLog, r: FakeRecord): void {
-    const frame: Record<string, unknown> = { type: "message", endpoint, epoch: log.epoch, partition: log.partition, seq: r.seq, ts: r.ts, data: r.data };
-    if (r.encoding) frame["encoding"] = r.encoding;
+    const frame: Record<string, unknown> = {
+      type: "message",
+      endpoint,
+      epoch: log.epoch,
+      partition: log.partition,
+      seq: r.seq,
+      ts: r.ts,
+      data: r.data,
+    };
+    if (r.encoding) frame.encoding = r.encoding;
     c.send(frame);
   }
 
@@ -179,7 +190,11 @@ export class FakeServer {
     this.connections.push(conn);
     socket.on("close", () => (conn.closed = true));
     const index = this.connections.length - 1;
-    this.connectionWaiters = this.connectionWaiters.filter((w) => (w.index === index ? (w.resolve(conn), false) : true));
+    this.connectionWaiters = this.connectionWaiters.filter((w) => {
+      if (w.index !== index) return true;
+      w.resolve(conn);
+      return false;
+    });
     if (this.refuse > 0) {
       this.refuse--;
       conn.drop();
@@ -208,7 +223,12 @@ export class FakeServer {
       case "auth":
       case "refresh":
         if (o.autoAuth === false) return;
-        c.send({ type: "authenticated", id: f.id, app: o.app ?? "app-1", expires_at: Math.floor((tokenExpiry(f.token as string) ?? Date.now() + 3_600_000) / 1000) });
+        c.send({
+          type: "authenticated",
+          id: f.id,
+          app: o.app ?? "app-1",
+          expires_at: Math.floor((tokenExpiry(f.token as string) ?? Date.now() + 3_600_000) / 1000),
+        });
         return;
       case "subscribe":
         if (o.autoSubscribe === false) return;
@@ -237,7 +257,7 @@ export class FakeServer {
     let replay: FakeRecord[] = [];
     let epochGap = false;
     // subscribed.seq as the gateway defines it: just before the first record it can deliver.
-    let seq = (log.records[log.records.length - 1]?.seq ?? -1);
+    let seq = log.records[log.records.length - 1]?.seq ?? -1;
     if (from === "earliest") {
       replay = log.records;
       seq = (log.records[0]?.seq ?? 0) - 1;
@@ -256,7 +276,7 @@ export class FakeServer {
       }
     }
     const ack: Record<string, unknown> = { type: "subscribed", id: f.id, endpoint, epoch: log.epoch, partition: log.partition, seq };
-    if (this.options.omitSubscribedSeq) delete ack["seq"];
+    if (this.options.omitSubscribedSeq) delete ack.seq;
     c.send(ack);
     if (epochGap) c.send({ type: "gap", endpoint, epoch: log.epoch, partition: log.partition, from_seq: 0, to_seq: 0, reason: "epoch" });
     for (const r of replay) this.deliver(c, endpoint, log, r);

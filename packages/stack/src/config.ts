@@ -56,7 +56,10 @@ function parsePort(name: string, raw: string): number {
 }
 
 export function parseBrokers(raw: string): string[] {
-  const brokers = raw.split(",").map((b) => b.trim()).filter(Boolean);
+  const brokers = raw
+    .split(",")
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers.length === 0) throw new StackError("KAFKA_BROKERS is empty. Use host:port[,host:port...].");
   for (const b of brokers) {
     if (!/^[^\s:]+:\d{1,5}$/.test(b) || parsePort("KAFKA_BROKERS", b.split(":").pop()!) === 0) {

@@ -18,7 +18,13 @@ interface Vehicle {
 }
 
 // Around Amsterdam's centre; each vehicle drives its own random walk.
-const vehicles: Vehicle[] = ["v1", "v2", "v3", "v4", "v5"].map((id, i) => ({ id, lat: 52.37 + i * 0.004, lon: 4.89 - i * 0.006, heading: i * 72, speedKmh: 30 + i * 8 }));
+const vehicles: Vehicle[] = ["v1", "v2", "v3", "v4", "v5"].map((id, i) => ({
+  id,
+  lat: 52.37 + i * 0.004,
+  lon: 4.89 - i * 0.006,
+  heading: i * 72,
+  speedKmh: 30 + i * 8,
+}));
 
 function step(v: Vehicle): void {
   v.speedKmh = Math.min(120, Math.max(0, v.speedKmh + (Math.random() - 0.5) * 8));
@@ -31,7 +37,9 @@ function step(v: Vehicle): void {
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 
-const producer = new Kafka({ clientId: "sluice-demo-feeder", brokers, logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: false });
+const producer = new Kafka({ clientId: "sluice-demo-feeder", brokers, logLevel: logLevel.NOTHING }).producer({
+  allowAutoTopicCreation: false,
+});
 let stopping = false;
 let failing = false;
 
@@ -39,7 +47,14 @@ async function tick(): Promise<void> {
   const at = new Date().toISOString();
   const messages = vehicles.map((v) => {
     step(v);
-    const value = { vehicle: v.id, speedKmh: round(v.speedKmh, 1), heading: Math.round(v.heading), lat: round(v.lat, 5), lon: round(v.lon, 5), at };
+    const value = {
+      vehicle: v.id,
+      speedKmh: round(v.speedKmh, 1),
+      heading: Math.round(v.heading),
+      lat: round(v.lat, 5),
+      lon: round(v.lon, 5),
+      at,
+    };
     return { key: v.id, value: JSON.stringify(value) };
   });
   try {

@@ -54,8 +54,10 @@ async function ensureKafkaJars(config: StackConfig, supervisor: Supervisor): Pro
     name: "kafka",
     command: "mvn",
     args: [
-      "-q", "-B",
-      "-f", path.join(config.repoRoot, "packages/stack/kafka/pom.xml"),
+      "-q",
+      "-B",
+      "-f",
+      path.join(config.repoRoot, "packages/stack/kafka/pom.xml"),
       "dependency:copy-dependencies",
       `-DoutputDirectory=${staging}`,
       "-DincludeScope=runtime",
@@ -127,7 +129,8 @@ export async function startLocalKafka(config: StackConfig, supervisor: Superviso
       // slf4j-simple: warnings and errors, plus the line that says the broker is up.
       "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
-      "-cp", path.join(libs, "*"),
+      "-cp",
+      path.join(libs, "*"),
       mainClass,
       ...args,
     ],
@@ -136,9 +139,7 @@ export async function startLocalKafka(config: StackConfig, supervisor: Superviso
 
   if (!existsSync(path.join(logDir, "meta.properties"))) {
     say(`formatting the local Kafka log in ${path.relative(config.repoRoot, logDir)}`);
-    const code = await supervisor.run(
-      java("kafka.tools.StorageTool", ["format", "-t", newClusterId(), "-c", propertiesFile], "256m"),
-    );
+    const code = await supervisor.run(java("kafka.tools.StorageTool", ["format", "-t", newClusterId(), "-c", propertiesFile], "256m"));
     if (code !== 0) throw new StackError("Formatting the local Kafka storage failed; see the [kafka] lines above.");
   }
 

@@ -21,6 +21,7 @@ export function pipeLines(stream: Readable | null, log: Logger): void {
   if (!stream) return;
   createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
     // Skip blank lines, including ones that hold only colour codes (mvn -q prints those).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes (ESC [ … m) to tell an empty line.
     if (line.replace(/\x1b\[[0-9;]*m/g, "").trim() !== "") log(line);
   });
 }

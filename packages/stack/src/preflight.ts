@@ -61,7 +61,9 @@ export async function assertJava(config: StackConfig): Promise<void> {
     output = `${stderr}${stdout}`;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new StackError(code === "ENOENT" ? `Java not found (${config.java}). ${hint}` : `Running ${config.java} -version failed. ${hint}`);
+    throw new StackError(
+      code === "ENOENT" ? `Java not found (${config.java}). ${hint}` : `Running ${config.java} -version failed. ${hint}`,
+    );
   }
   const match = output.match(/version "(\d+)(?:\.(\d+))?/);
   const major = match ? (match[1] === "1" ? Number(match[2]) : Number(match[1])) : NaN;

@@ -42,7 +42,12 @@ export async function buildPortal(config: StackConfig, supervisor: Supervisor): 
  * Starts the three services and waits until each answers its health check.
  * `portalOnly` is what only the portal may see (its secret key).
  */
-export async function startServices(config: StackConfig, supervisor: Supervisor, infra: Infra, portalOnly: NodeJS.ProcessEnv): Promise<void> {
+export async function startServices(
+  config: StackConfig,
+  supervisor: Supervisor,
+  infra: Infra,
+  portalOnly: NodeJS.ProcessEnv,
+): Promise<void> {
   const gateway = supervisor.start({
     name: "gateway",
     command: gatewayBinary(config),

@@ -4,11 +4,24 @@ import { loadConfig } from "./config.ts";
 import { stackEnv } from "./stack-env.ts";
 
 test("stackEnv gives a child the stack's addresses, whatever the launcher's own environment says", () => {
-  const config = loadConfig("dev", { SLUICE_PORTAL_PORT: "3400", SLUICE_GATEWAY_PORT: "8480", SLUICE_BRIDGE_PORT: "8490", SLUICE_KAFKA_PORT: "19192" });
+  const config = loadConfig("dev", {
+    SLUICE_PORTAL_PORT: "3400",
+    SLUICE_GATEWAY_PORT: "8480",
+    SLUICE_BRIDGE_PORT: "8490",
+    SLUICE_KAFKA_PORT: "19192",
+  });
   const saved = { ...process.env };
-  Object.assign(process.env, { KAFKA_BROKERS: "127.0.0.1:9092", DATABASE_URL: "postgres://elsewhere/db", SLUICE_GATEWAY_ADDR: "127.0.0.1:8080" });
+  Object.assign(process.env, {
+    KAFKA_BROKERS: "127.0.0.1:9092",
+    DATABASE_URL: "postgres://elsewhere/db",
+    SLUICE_GATEWAY_ADDR: "127.0.0.1:8080",
+  });
   try {
-    const env = stackEnv(config, { databaseUrl: "postgres://u:p@127.0.0.1:15450/sluice", kafkaBrokers: ["127.0.0.1:19192"] }, { SLUICE_SECRET_KEY: "k" });
+    const env = stackEnv(
+      config,
+      { databaseUrl: "postgres://u:p@127.0.0.1:15450/sluice", kafkaBrokers: ["127.0.0.1:19192"] },
+      { SLUICE_SECRET_KEY: "k" },
+    );
     assert.equal(env.KAFKA_BROKERS, "127.0.0.1:19192");
     assert.equal(env.DATABASE_URL, "postgres://u:p@127.0.0.1:15450/sluice");
     assert.equal(env.SLUICE_GATEWAY_ADDR, "127.0.0.1:8480");
@@ -19,7 +32,11 @@ test("stackEnv gives a child the stack's addresses, whatever the launcher's own 
     assert.equal(env.SLUICE_GATEWAY_PUBLIC_URL, "http://127.0.0.1:8480");
     assert.equal(env.SLUICE_SECRET_KEY, "k");
     process.env.SLUICE_GATEWAY_PUBLIC_URL = "https://gw.example.com";
-    assert.equal(stackEnv(config, { databaseUrl: "x", kafkaBrokers: ["b:1"] }).SLUICE_GATEWAY_PUBLIC_URL, "https://gw.example.com", "a public URL behind a proxy may be set explicitly");
+    assert.equal(
+      stackEnv(config, { databaseUrl: "x", kafkaBrokers: ["b:1"] }).SLUICE_GATEWAY_PUBLIC_URL,
+      "https://gw.example.com",
+      "a public URL behind a proxy may be set explicitly",
+    );
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);

@@ -50,10 +50,11 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
   if (demo) await ensureDemoTopic(kafkaBrokers);
-  const { admin, signingKey, demo: demoApi } = await preparePortal(
-    config,
-    stackEnv(config, infra, { ...portalOnly, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) }),
-  );
+  const {
+    admin,
+    signingKey,
+    demo: demoApi,
+  } = await preparePortal(config, stackEnv(config, infra, { ...portalOnly, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) }));
   if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
   if (demoApi?.kind === "created") say(`added the demo API "Demo vehicles" (${demoApi.endpointPath}) to the empty catalog`);
   await startServices(config, supervisor, infra, portalOnly);

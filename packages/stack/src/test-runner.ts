@@ -96,7 +96,11 @@ function goIntegrationPackages(root: string): string[] {
 
 /** Every Go fuzz target as [package, name], from `go test -list`. */
 function goFuzzTargets(dir: string): [string, string][] {
-  const out = execFileSync("go", ["test", "-list", "^Fuzz", "./..."], { cwd: dir, encoding: "utf8", env: { ...process.env, GOTOOLCHAIN: "local" } });
+  const out = execFileSync("go", ["test", "-list", "^Fuzz", "./..."], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, GOTOOLCHAIN: "local" },
+  });
   const targets: [string, string][] = [];
   let names: string[] = [];
   for (const line of out.split("\n")) {
@@ -206,9 +210,14 @@ const GO_MODULES = ["apps/gateway", "bench"];
 async function runStaticChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
   const biome = path.join(REPO_ROOT, "node_modules/.bin/biome");
   await runStep("format and lint (TypeScript, Biome)", biome, ["ci", "--error-on-warnings", "."], { parse: exitCodeOnly });
-  await runStep("gofmt (Go)", "sh", ["-c", 'out=$(gofmt -l "$@") && [ -z "$out" ] || { printf "not gofmt-formatted:\\n%s\\n" "$out"; exit 1; }', "gofmt", ...GO_MODULES], {
-    parse: exitCodeOnly,
-  });
+  await runStep(
+    "gofmt (Go)",
+    "sh",
+    ["-c", 'out=$(gofmt -l "$@") && [ -z "$out" ] || { printf "not gofmt-formatted:\\n%s\\n" "$out"; exit 1; }', "gofmt", ...GO_MODULES],
+    {
+      parse: exitCodeOnly,
+    },
+  );
   // staticcheck's version is pinned in packages/stack/go-tools/go.mod (a tool
   // dependency), built once into .sluice/tools and cached by Go after that.
   const staticcheck = path.join(REPO_ROOT, ".sluice/tools/staticcheck");
@@ -222,7 +231,11 @@ async function runStaticChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
     // With the integration and lock-rank tags every file is checked (files
     // without build tags are in every set); the plain lockorder stubs are
     // compiled by go vet above.
-    await runStep(`staticcheck (${dir})`, staticcheck, ["-tags", "integration,lockrank", "./..."], { cwd: path.join(REPO_ROOT, dir), env: goEnv, parse: exitCodeOnly });
+    await runStep(`staticcheck (${dir})`, staticcheck, ["-tags", "integration,lockrank", "./..."], {
+      cwd: path.join(REPO_ROOT, dir),
+      env: goEnv,
+      parse: exitCodeOnly,
+    });
   }
 }
 
@@ -233,27 +246,51 @@ export async function runAllTests(): Promise<number> {
   const goEnv = { GOTOOLCHAIN: "local" };
 
   await runStep("typecheck", bin("turbo"), ["run", "typecheck", "--output-logs=errors-only"], { parse: exitCodeOnly });
-  await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], { parse: nodeTestCounts });
+  await runStep("unit tests (TypeScript)", bin("turbo"), ["run", "test", "--concurrency=1", "--continue", "--log-order=grouped"], {
+    parse: nodeTestCounts,
+  });
   await runStaticChecks(goEnv);
-  await runStep("go vet (gateway, bench)", "sh", ["-c", "cd apps/gateway && go vet ./... && go vet -tags integration,lockrank ./... && cd ../../bench && go vet ./..."], { env: goEnv, parse: exitCodeOnly });
-  await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], { cwd: gatewayDir, env: goEnv, parse: goTestCounts });
-  // The lock-rank build (internal/lockorder): every ranked mutex checks the
-  // order of the locks its goroutine holds and panics on an inversion.
-  await runStep("lock order (Go, -race, -tags lockrank)", "go", ["test", "-race", "-count=1", "-v", "-tags", "lockrank", "./internal/lockorder/", "./internal/hub/", "./internal/edge/"], {
+  await runStep(
+    "go vet (gateway, bench)",
+    "sh",
+    ["-c", "cd apps/gateway && go vet ./... && go vet -tags integration,lockrank ./... && cd ../../bench && go vet ./..."],
+    { env: goEnv, parse: exitCodeOnly },
+  );
+  await runStep("unit tests (Go, -race)", "go", ["test", "-race", "-count=1", "-v", "./..."], {
     cwd: gatewayDir,
     env: goEnv,
     parse: goTestCounts,
   });
+  // The lock-rank build (internal/lockorder): every ranked mutex checks the
+  // order of the locks its goroutine holds and panics on an inversion.
+  await runStep(
+    "lock order (Go, -race, -tags lockrank)",
+    "go",
+    ["test", "-race", "-count=1", "-v", "-tags", "lockrank", "./internal/lockorder/", "./internal/hub/", "./internal/edge/"],
+    {
+      cwd: gatewayDir,
+      env: goEnv,
+      parse: goTestCounts,
+    },
+  );
   // The benchmarks' own logic (e.g. the failover client's loss and duplicate
   // counting) is tested too: a wrong benchmark reports wrong numbers.
-  await runStep("unit tests (bench, Go)", "go", ["test", "-count=1", "-v", "./..."], { cwd: path.join(REPO_ROOT, "bench"), env: goEnv, parse: goTestCounts });
+  await runStep("unit tests (bench, Go)", "go", ["test", "-count=1", "-v", "./..."], {
+    cwd: path.join(REPO_ROOT, "bench"),
+    env: goEnv,
+    parse: goTestCounts,
+  });
   // Each fuzz target runs briefly: long enough to catch a regression in parsing
   // of frames, paths and tokens; the seed corpora also run as unit tests above.
   // A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
   // report its own deadline as a failure ("context deadline exceeded", no
   // crasher; golang/go#75804, fixed in Go 1.27). 200,000 runs take 5-15 s here.
   for (const [pkg, name] of goFuzzTargets(gatewayDir)) {
-    await runStep(`fuzz ${name} (200000 runs)`, "go", ["test", "-run=^$", `-fuzz=^${name}$`, "-fuzztime=200000x", pkg], { cwd: gatewayDir, env: goEnv, parse: exitCodeOnly });
+    await runStep(`fuzz ${name} (200000 runs)`, "go", ["test", "-run=^$", `-fuzz=^${name}$`, "-fuzztime=200000x", pkg], {
+      cwd: gatewayDir,
+      env: goEnv,
+      parse: exitCodeOnly,
+    });
   }
 
   const stack = await startTestStack();
@@ -272,13 +309,27 @@ export async function runAllTests(): Promise<number> {
       SLUICE_PORTAL_PUBLIC_URL: stack.urls.portal,
       SLUICE_GATEWAY_PUBLIC_URL: stack.urls.gateway,
     };
-    await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], { cwd: path.join(REPO_ROOT, "e2e"), env, parse: playwrightCounts });
+    await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], {
+      cwd: path.join(REPO_ROOT, "e2e"),
+      env,
+      parse: playwrightCounts,
+    });
     checkClientToolchains();
-    await runStep("integration tests (TypeScript)", bin("turbo"), ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"], { env, parse: nodeTestCounts });
+    await runStep(
+      "integration tests (TypeScript)",
+      bin("turbo"),
+      ["run", "test:integration", "--concurrency=1", "--continue", "--log-order=grouped"],
+      { env, parse: nodeTestCounts },
+    );
     const goIntegration = goIntegrationPackages(gatewayDir);
     if (goIntegration.length > 0) {
       // With the lock-rank check on: real Kafka drives every lock path of a node.
-      await runStep("integration tests (Go, -race, lock-rank checked)", "go", ["test", "-race", "-count=1", "-v", "-tags", "integration,lockrank", ...goIntegration], { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts });
+      await runStep(
+        "integration tests (Go, -race, lock-rank checked)",
+        "go",
+        ["test", "-race", "-count=1", "-v", "-tags", "integration,lockrank", ...goIntegration],
+        { cwd: gatewayDir, env: { ...env, ...goEnv }, parse: goTestCounts },
+      );
     }
 
     say("── stopping the test stack (SIGINT)");

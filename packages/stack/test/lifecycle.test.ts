@@ -128,10 +128,7 @@ describe("./sluice start", { concurrency: false }, () => {
     const blocker = net.createServer().listen(Number(PORTS.SLUICE_PORTAL_PORT), "127.0.0.1");
     await new Promise((r) => blocker.once("listening", r));
     try {
-      await expectCleanFailure(
-        startCli("test"),
-        /port 3200 \(the portal; set SLUICE_PORTAL_PORT to use another\) is already in use/,
-      );
+      await expectCleanFailure(startCli("test"), /port 3200 \(the portal; set SLUICE_PORTAL_PORT to use another\) is already in use/);
       assert.equal(existsSync(path.join(DATA_DIR, "postgres")), false, "nothing should have started");
     } finally {
       blocker.close();
@@ -213,12 +210,22 @@ describe("./sluice start with every port moved", { concurrency: false }, () => {
     const host = "http://127.0.0.1:";
     assert.deepEqual(
       [urls.portal, urls.gateway, urls.bridge, urls.kafkaBrokers, new URL(urls.databaseUrl).port],
-      [host + MOVED_PORTS.SLUICE_PORTAL_PORT, host + MOVED_PORTS.SLUICE_GATEWAY_PORT, host + MOVED_PORTS.SLUICE_BRIDGE_PORT, [`127.0.0.1:${MOVED_PORTS.SLUICE_KAFKA_PORT}`], MOVED_PORTS.SLUICE_POSTGRES_PORT],
+      [
+        host + MOVED_PORTS.SLUICE_PORTAL_PORT,
+        host + MOVED_PORTS.SLUICE_GATEWAY_PORT,
+        host + MOVED_PORTS.SLUICE_BRIDGE_PORT,
+        [`127.0.0.1:${MOVED_PORTS.SLUICE_KAFKA_PORT}`],
+        MOVED_PORTS.SLUICE_POSTGRES_PORT,
+      ],
     );
     await healthy(urls);
     const ready = await fetch(`${urls.gateway}/readyz`);
     assert.equal(ready.status, 200, "the gateway has read the catalog from the stack's Kafka");
-    assert.match(run.output(), /added the demo API "Demo vehicles"/, "the prepare step documented the demo topic it found in the stack's Kafka");
+    assert.match(
+      run.output(),
+      /added the demo API "Demo vehicles"/,
+      "the prepare step documented the demo topic it found in the stack's Kafka",
+    );
     const admin = kafkaAdmin(urls.kafkaBrokers);
     await admin.connect();
     try {

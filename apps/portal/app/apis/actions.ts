@@ -20,7 +20,12 @@ import type { FormState } from "@/lib/actions/form-state";
 const text = (form: FormData, name: string) => String(form.get(name) ?? "");
 
 function apiInput(form: FormData) {
-  return { name: text(form, "name"), version: text(form, "version"), description: text(form, "description"), tags: splitTags(text(form, "tags")) };
+  return {
+    name: text(form, "name"),
+    version: text(form, "version"),
+    description: text(form, "description"),
+    tags: splitTags(text(form, "tags")),
+  };
 }
 
 /** Runs the action and returns the typed values with the outcome, errors folded onto the form's inputs. */
@@ -88,7 +93,8 @@ function endpointInput(form: FormData, { editing }: { editing: boolean }) {
     }
   };
   const examples = parseJson("examples", []);
-  if (examples !== undefined && !Array.isArray(examples)) errors.examples = 'must be a JSON array with one item per example message, e.g. [{"price": 1.5}]';
+  if (examples !== undefined && !Array.isArray(examples))
+    errors.examples = 'must be a JSON array with one item per example message, e.g. [{"price": 1.5}]';
   const input = {
     topic: text(form, "topic").trim(),
     ...(param ? { keyParam: param[1], ...(editing ? { key: undefined } : {}) } : { key: text(form, "key") }),
@@ -109,12 +115,20 @@ export async function saveEndpointAction(_prev: FormState, form: FormData): Prom
   let savedId = endpointId;
   const state = await withValues(form, () =>
     endpointId
-      ? runFormAction(form, { role: "editor", read: (f) => endpointInput(f, { editing: true }), schema: updateEndpointInput }, async ({ db, actor, input }) => {
-          await updateEndpoint({ db, actor, endpointId, input });
-        })
-      : runFormAction(form, { role: "editor", read: (f) => endpointInput(f, { editing: false }), schema: createEndpointInput }, async ({ db, actor, input }) => {
-          savedId = (await createEndpoint({ db, actor, apiId, input })).id;
-        }),
+      ? runFormAction(
+          form,
+          { role: "editor", read: (f) => endpointInput(f, { editing: true }), schema: updateEndpointInput },
+          async ({ db, actor, input }) => {
+            await updateEndpoint({ db, actor, endpointId, input });
+          },
+        )
+      : runFormAction(
+          form,
+          { role: "editor", read: (f) => endpointInput(f, { editing: false }), schema: createEndpointInput },
+          async ({ db, actor, input }) => {
+            savedId = (await createEndpoint({ db, actor, apiId, input })).id;
+          },
+        ),
   );
   if (state.ok) {
     revalidatePath(`/apis/${apiId}`);

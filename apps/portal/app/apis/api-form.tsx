@@ -9,7 +9,7 @@ import { FormMessage } from "@/components/ui/form-message";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 import { createApiAction, updateApiAction } from "./actions";
-import { initialFormState, valueOf } from "@/lib/actions/form-state";
+import { initialFormState, formValue } from "@/lib/actions/form-state";
 
 export interface ApiFormDefaults {
   id?: string;
@@ -30,8 +30,25 @@ export function ApiForm({ api }: { api?: ApiFormDefaults }) {
       {api?.id ? <input type="hidden" name="apiId" value={api.id} /> : null}
       <FormMessage state={state} />
       <div className="grid gap-5 sm:grid-cols-[minmax(0,1fr)_12rem]">
-        <TextField label="Name" name="name" required maxLength={100} placeholder="e.g. Market data" defaultValue={valueOf(state, "name", api?.name)} error={errors.name} />
-        <TextField label="Version" name="version" required maxLength={50} placeholder="1.0.0" defaultValue={valueOf(state, "version", api?.version ?? "1.0.0")} error={errors.version} hint="Letters, digits and . _ + -" />
+        <TextField
+          label="Name"
+          name="name"
+          required
+          maxLength={100}
+          placeholder="e.g. Market data"
+          defaultValue={formValue(state, "name", api?.name)}
+          error={errors.name}
+        />
+        <TextField
+          label="Version"
+          name="version"
+          required
+          maxLength={50}
+          placeholder="1.0.0"
+          defaultValue={formValue(state, "version", api?.version ?? "1.0.0")}
+          error={errors.version}
+          hint="Letters, digits and . _ + -"
+        />
       </div>
       <TextAreaField
         label="Description"
@@ -40,14 +57,14 @@ export function ApiForm({ api }: { api?: ApiFormDefaults }) {
         maxLength={2000}
         className="font-sans"
         placeholder="What flows through this API, and who it is for"
-        defaultValue={valueOf(state, "description", api?.description)}
+        defaultValue={formValue(state, "description", api?.description)}
         error={errors.description}
       />
       <TextField
         label="Tags"
         name="tags"
         placeholder="market-data, eu"
-        defaultValue={valueOf(state, "tags", api?.tags.join(", "))}
+        defaultValue={formValue(state, "tags", api?.tags.join(", "))}
         error={errors.tags}
         hint="Comma-separated; lower-case letters, digits and . _ - (up to 20 tags)"
       />

@@ -9,7 +9,19 @@ import { deleteApiAction, deleteEndpointAction } from "./actions";
 import { initialFormState } from "@/lib/actions/form-state";
 
 /** A delete button that asks first; `confirmText` says what will be lost. */
-export function DeleteButton({ kind, apiId, endpointId, label, confirmText }: { kind: "api" | "endpoint"; apiId: string; endpointId?: string; label: string; confirmText: string }) {
+export function DeleteButton({
+  kind,
+  apiId,
+  endpointId,
+  label,
+  confirmText,
+}: {
+  kind: "api" | "endpoint";
+  apiId: string;
+  endpointId?: string;
+  label: string;
+  confirmText: string;
+}) {
   const [state, action] = useActionState(kind === "api" ? deleteApiAction : deleteEndpointAction, initialFormState);
   return (
     <form

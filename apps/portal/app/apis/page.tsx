@@ -59,7 +59,12 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
           <label htmlFor="catalog-tag" className="block text-sm font-medium text-slate-800">
             Tag
           </label>
-          <select id="catalog-tag" name="tag" defaultValue={query.tag ?? ""} className="mt-1.5 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm">
+          <select
+            id="catalog-tag"
+            name="tag"
+            defaultValue={query.tag ?? ""}
+            className="mt-1.5 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm"
+          >
             <option value="">Any tag</option>
             {tags.map((t) => (
               <option key={t.tag} value={t.tag}>
@@ -68,7 +73,10 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
             ))}
           </select>
         </div>
-        <button type="submit" className="rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50">
+        <button
+          type="submit"
+          className="rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50"
+        >
           Search
         </button>
         {filtered ? (
@@ -86,7 +94,14 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
 
       {page.items.length === 0 ? (
         filtered ? (
-          <EmptyState title="No APIs match" action={<ButtonLink variant="secondary" href="/apis">Show all APIs</ButtonLink>}>
+          <EmptyState
+            title="No APIs match"
+            action={
+              <ButtonLink variant="secondary" href="/apis">
+                Show all APIs
+              </ButtonLink>
+            }
+          >
             Nothing in the catalog matches {query.q ? <>“{query.q}”</> : null}
             {query.q && query.tag ? " with " : null}
             {query.tag ? <>the tag “{query.tag}”</> : null}. Try fewer or other words.
@@ -101,7 +116,10 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
       ) : (
         <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="APIs">
           {page.items.map((api) => (
-            <li key={api.id} className="relative flex flex-col rounded-lg border border-slate-200 p-4 shadow-sm focus-within:ring-2 focus-within:ring-teal-600 hover:border-teal-300">
+            <li
+              key={api.id}
+              className="relative flex flex-col rounded-lg border border-slate-200 p-4 shadow-sm focus-within:ring-2 focus-within:ring-teal-600 hover:border-teal-300"
+            >
               <div className="flex items-baseline justify-between gap-2">
                 <h2 className="min-w-0 truncate text-base font-semibold text-slate-900">
                   {/* The link covers the card, so the whole card is one click and one tab stop. */}
@@ -111,7 +129,9 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
                 </h2>
                 <Badge tone="blue">v{api.version}</Badge>
               </div>
-              <p className="mt-1 line-clamp-3 flex-1 text-sm text-slate-600">{api.description || <span className="italic text-slate-400">No description</span>}</p>
+              <p className="mt-1 line-clamp-3 flex-1 text-sm text-slate-600">
+                {api.description || <span className="italic text-slate-400">No description</span>}
+              </p>
               <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                 <span>
                   {api.endpointCount} endpoint{api.endpointCount === 1 ? "" : "s"}

@@ -80,8 +80,16 @@ export async function mintTokenAction(_prev: FormState, form: FormData): Promise
   const sub = list(values.sub);
   const pub = list(values.pub);
   // A pattern chosen for both operations becomes one `all` entry.
-  const permissions = { sub: sub.filter((p) => !pub.includes(p)), pub: pub.filter((p) => !sub.includes(p)), all: sub.filter((p) => pub.includes(p)) };
-  const read = (f: FormData) => ({ permissions, lifetimeSeconds: Number(text(f, "lifetimeSeconds")), description: text(f, "tokenDescription") });
+  const permissions = {
+    sub: sub.filter((p) => !pub.includes(p)),
+    pub: pub.filter((p) => !sub.includes(p)),
+    all: sub.filter((p) => pub.includes(p)),
+  };
+  const read = (f: FormData) => ({
+    permissions,
+    lifetimeSeconds: Number(text(f, "lifetimeSeconds")),
+    description: text(f, "tokenDescription"),
+  });
   const state = await runFormAction(form, { role: "viewer", read, schema: mintTokenInput }, async ({ db, actor, input }) => {
     const { token } = await mintToken({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);

@@ -18,7 +18,7 @@ import {
   revokeTokenAction,
   updateAppAction,
 } from "./actions";
-import { valueOf, valuesOf, type FormState } from "@/lib/actions/form-state";
+import { formValue, formValues, type FormState } from "@/lib/actions/form-state";
 
 const initial: FormState = { ok: false };
 
@@ -29,8 +29,23 @@ export function AppForm({ app }: { app?: { id: string; name: string; description
     <form action={action} className="space-y-4" noValidate aria-label={app ? "Edit app" : "Create app"}>
       <CsrfField />
       {app ? <input type="hidden" name="appId" value={app.id} /> : null}
-      <TextField label="Name" name="name" required maxLength={100} defaultValue={valueOf(state, "name", app?.name)} error={state.fieldErrors?.name} />
-      <TextAreaField label="Description" name="description" rows={3} maxLength={2000} defaultValue={valueOf(state, "description", app?.description)} error={state.fieldErrors?.description} className="font-sans" />
+      <TextField
+        label="Name"
+        name="name"
+        required
+        maxLength={100}
+        defaultValue={formValue(state, "name", app?.name)}
+        error={state.fieldErrors?.name}
+      />
+      <TextAreaField
+        label="Description"
+        name="description"
+        rows={3}
+        maxLength={2000}
+        defaultValue={formValue(state, "description", app?.description)}
+        error={state.fieldErrors?.description}
+        className="font-sans"
+      />
       <FormMessage state={state} />
       <SubmitButton pendingText="Saving…">{app ? "Save changes" : "Create app"}</SubmitButton>
     </form>
@@ -40,7 +55,12 @@ export function AppForm({ app }: { app?: { id: string; name: string; description
 export function DeleteAppButton({ appId, name }: { appId: string; name: string }) {
   const [state, action] = useActionState(deleteAppAction, initial);
   return (
-    <form action={action} onSubmit={(e) => { if (!confirm(`Delete the app "${name}"? Its grants go, and every one of its tokens stops working at once.`)) e.preventDefault(); }}>
+    <form
+      action={action}
+      onSubmit={(e) => {
+        if (!confirm(`Delete the app "${name}"? Its grants go, and every one of its tokens stops working at once.`)) e.preventDefault();
+      }}
+    >
       <CsrfField />
       <input type="hidden" name="appId" value={appId} />
       <SubmitButton variant="danger" pendingText="Deleting…">
@@ -63,7 +83,7 @@ export function AddGrantForm({ appId }: { appId: string }) {
           name="endpointPattern"
           required
           placeholder="/prices/* or /orders/eu"
-          defaultValue={valueOf(state, "endpointPattern")}
+          defaultValue={formValue(state, "endpointPattern")}
           hint="An endpoint path (/topic/key) or a wildcard ending in /* that covers every path below it; /* covers everything."
           error={state.fieldErrors?.endpointPattern}
           className="font-mono"
@@ -71,8 +91,11 @@ export function AddGrantForm({ appId }: { appId: string }) {
         <CheckboxGroup
           legend="Operations"
           name="operations"
-          options={[{ value: "subscribe", label: "Subscribe" }, { value: "publish", label: "Publish" }]}
-          defaultChecked={valuesOf(state, "operations", ["subscribe"])}
+          options={[
+            { value: "subscribe", label: "Subscribe" },
+            { value: "publish", label: "Publish" },
+          ]}
+          defaultChecked={formValues(state, "operations", ["subscribe"])}
           error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
         />
       </div>
@@ -85,7 +108,17 @@ export function AddGrantForm({ appId }: { appId: string }) {
 export function RemoveGrantButton({ appId, grantId, pattern }: { appId: string; grantId: string; pattern: string }) {
   const [state, action] = useActionState(removeGrantAction, initial);
   return (
-    <form action={action} onSubmit={(e) => { if (!confirm(`Remove the grant ${pattern}? New tokens cannot ask for it; tokens already minted keep it until they expire or are revoked.`)) e.preventDefault(); }}>
+    <form
+      action={action}
+      onSubmit={(e) => {
+        if (
+          !confirm(
+            `Remove the grant ${pattern}? New tokens cannot ask for it; tokens already minted keep it until they expire or are revoked.`,
+          )
+        )
+          e.preventDefault();
+      }}
+    >
       <CsrfField />
       <input type="hidden" name="appId" value={appId} />
       <input type="hidden" name="grantId" value={grantId} />
@@ -102,10 +135,18 @@ export interface MintableGrant {
   operations: string[];
 }
 
-export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; grants: MintableGrant[]; lifetimes: { seconds: number; label: string }[] }) {
+export function MintTokenForm({
+  appId,
+  grants,
+  lifetimes,
+}: {
+  appId: string;
+  grants: MintableGrant[];
+  lifetimes: { seconds: number; label: string }[];
+}) {
   const [state, action] = useActionState(mintTokenAction, initial);
-  const chosenSub = valuesOf(state, "sub", []);
-  const chosenPub = valuesOf(state, "pub", []);
+  const chosenSub = formValues(state, "sub", []);
+  const chosenPub = formValues(state, "pub", []);
   const permissionErrors = Object.entries(state.fieldErrors ?? {}).filter(([field]) => field.startsWith("permissions"));
   return (
     <div className="space-y-4">
@@ -115,20 +156,36 @@ export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; gra
         <input type="hidden" name="appId" value={appId} />
         <fieldset className="space-y-2" aria-describedby={permissionErrors.length ? "permissions-error" : undefined}>
           <legend className="text-sm font-medium text-slate-800">Permissions</legend>
-          <p className="text-xs text-slate-500">Choose, per grant, what the token may do. A token can never do more than the app&apos;s grants.</p>
+          <p className="text-xs text-slate-500">
+            Choose, per grant, what the token may do. A token can never do more than the app&apos;s grants.
+          </p>
           <ul className="divide-y divide-slate-100 rounded-md border border-slate-200">
             {grants.map((g) => (
               <li key={g.pattern} className="flex flex-wrap items-center gap-4 px-3 py-2 text-sm">
                 <code className="min-w-0 flex-1 font-mono text-xs">{g.pattern}</code>
                 {g.operations.includes("subscribe") ? (
                   <label className="flex items-center gap-1.5">
-                    <input type="checkbox" name="sub" value={g.pattern} defaultChecked={chosenSub.includes(g.pattern)} aria-label={`Subscribe ${g.pattern}`} className="size-4 accent-teal-700" />
+                    <input
+                      type="checkbox"
+                      name="sub"
+                      value={g.pattern}
+                      defaultChecked={chosenSub.includes(g.pattern)}
+                      aria-label={`Subscribe ${g.pattern}`}
+                      className="size-4 accent-teal-700"
+                    />
                     Subscribe
                   </label>
                 ) : null}
                 {g.operations.includes("publish") ? (
                   <label className="flex items-center gap-1.5">
-                    <input type="checkbox" name="pub" value={g.pattern} defaultChecked={chosenPub.includes(g.pattern)} aria-label={`Publish ${g.pattern}`} className="size-4 accent-teal-700" />
+                    <input
+                      type="checkbox"
+                      name="pub"
+                      value={g.pattern}
+                      defaultChecked={chosenPub.includes(g.pattern)}
+                      aria-label={`Publish ${g.pattern}`}
+                      className="size-4 accent-teal-700"
+                    />
                     Publish
                   </label>
                 ) : null}
@@ -144,14 +201,30 @@ export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; gra
           ) : null}
         </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
-          <SelectField label="Lifetime" name="lifetimeSeconds" defaultValue={valueOf(state, "lifetimeSeconds", String(lifetimes.find((l) => l.seconds === 86400)?.seconds ?? lifetimes[0]?.seconds))} error={state.fieldErrors?.lifetimeSeconds}>
+          <SelectField
+            label="Lifetime"
+            name="lifetimeSeconds"
+            defaultValue={formValue(
+              state,
+              "lifetimeSeconds",
+              String(lifetimes.find((l) => l.seconds === 86400)?.seconds ?? lifetimes[0]?.seconds),
+            )}
+            error={state.fieldErrors?.lifetimeSeconds}
+          >
             {lifetimes.map((l) => (
               <option key={l.seconds} value={l.seconds}>
                 {l.label}
               </option>
             ))}
           </SelectField>
-          <TextField label="Description" name="tokenDescription" maxLength={200} placeholder="e.g. kiosk in hall B" defaultValue={valueOf(state, "tokenDescription")} error={state.fieldErrors?.tokenDescription} />
+          <TextField
+            label="Description"
+            name="tokenDescription"
+            maxLength={200}
+            placeholder="e.g. kiosk in hall B"
+            defaultValue={formValue(state, "tokenDescription")}
+            error={state.fieldErrors?.tokenDescription}
+          />
         </div>
         {!state.secret ? <FormMessage state={state} /> : null}
         <SubmitButton pendingText="Minting…">Mint token</SubmitButton>
@@ -163,7 +236,12 @@ export function MintTokenForm({ appId, grants, lifetimes }: { appId: string; gra
 export function RevokeTokenButton({ appId, jti }: { appId: string; jti: string }) {
   const [state, action] = useActionState(revokeTokenAction, initial);
   return (
-    <form action={action} onSubmit={(e) => { if (!confirm(`Revoke token ${jti}? Clients using it are disconnected within a second.`)) e.preventDefault(); }}>
+    <form
+      action={action}
+      onSubmit={(e) => {
+        if (!confirm(`Revoke token ${jti}? Clients using it are disconnected within a second.`)) e.preventDefault();
+      }}
+    >
       <CsrfField />
       <input type="hidden" name="appId" value={appId} />
       <input type="hidden" name="jti" value={jti} />
@@ -178,7 +256,14 @@ export function RevokeTokenButton({ appId, jti }: { appId: string; jti: string }
 export function RevokeAllTokensButton({ appId, name }: { appId: string; name: string }) {
   const [state, action] = useActionState(revokeAllTokensAction, initial);
   return (
-    <form action={action} className="space-y-2" onSubmit={(e) => { if (!confirm(`Revoke every token of "${name}"? All its clients are disconnected within a second; tokens minted afterwards work.`)) e.preventDefault(); }}>
+    <form
+      action={action}
+      className="space-y-2"
+      onSubmit={(e) => {
+        if (!confirm(`Revoke every token of "${name}"? All its clients are disconnected within a second; tokens minted afterwards work.`))
+          e.preventDefault();
+      }}
+    >
       <CsrfField />
       <input type="hidden" name="appId" value={appId} />
       <SubmitButton variant="danger" pendingText="Revoking…">

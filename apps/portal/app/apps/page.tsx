@@ -29,14 +29,25 @@ export default async function AppsPage({ searchParams }: { searchParams: Promise
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
       <PageHeader
         title="Apps"
-        description={all ? "Every app in this portal. Grant apps endpoints, then mint tokens for them." : "Your apps. An app holds the grants an editor gave it; you mint tokens for it."}
+        description={
+          all
+            ? "Every app in this portal. Grant apps endpoints, then mint tokens for them."
+            : "Your apps. An app holds the grants an editor gave it; you mint tokens for it."
+        }
         actions={<ButtonLink href="/apps/new">New app</ButtonLink>}
       />
       <form role="search" className="mb-4 flex gap-2" action="/apps">
         <label htmlFor="q" className="sr-only">
           Search apps
         </label>
-        <input id="q" name="q" type="search" defaultValue={q ?? ""} placeholder="Search apps" className="w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 text-sm" />
+        <input
+          id="q"
+          name="q"
+          type="search"
+          defaultValue={q ?? ""}
+          placeholder="Search apps"
+          className="w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 text-sm"
+        />
         <button type="submit" className="rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
           Search
         </button>

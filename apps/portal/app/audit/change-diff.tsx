@@ -47,9 +47,15 @@ export function ChangeDiff({ before, after }: { before: Json; after: Json }) {
     <table className="mt-2 w-full text-left text-xs" data-testid="audit-diff">
       <thead>
         <tr className="text-slate-500">
-          <th scope="col" className="py-1 pr-3 font-medium">Field</th>
-          <th scope="col" className="py-1 pr-3 font-medium">Before</th>
-          <th scope="col" className="py-1 font-medium">After</th>
+          <th scope="col" className="py-1 pr-3 font-medium">
+            Field
+          </th>
+          <th scope="col" className="py-1 pr-3 font-medium">
+            Before
+          </th>
+          <th scope="col" className="py-1 font-medium">
+            After
+          </th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100 align-top">
@@ -57,7 +63,9 @@ export function ChangeDiff({ before, after }: { before: Json; after: Json }) {
           <tr key={c.field} className={KIND_STYLE[c.kind]} data-testid="audit-diff-field" data-field={c.field} data-change={c.kind}>
             <th scope="row" className="py-1 pr-3 font-mono font-medium text-slate-800">
               {c.field}
-              {c.kind !== "unchanged" ? <span className="ml-1 font-sans text-[10px] font-semibold uppercase text-slate-600">{c.kind}</span> : null}
+              {c.kind !== "unchanged" ? (
+                <span className="ml-1 font-sans text-[10px] font-semibold uppercase text-slate-600">{c.kind}</span>
+              ) : null}
             </th>
             <td className="max-w-xs py-1 pr-3 font-mono break-all text-slate-700">{c.kind === "added" ? "—" : show(c.before)}</td>
             <td className="max-w-xs py-1 font-mono break-all text-slate-900">{c.kind === "removed" ? "—" : show(c.after)}</td>

@@ -32,7 +32,8 @@ function utcInstant(value: string | undefined): string | undefined {
 }
 
 /** An instant as `datetime-local` wants it (UTC, minutes). */
-const toInputValue = (iso: string | undefined) => (iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : (iso ?? ""));
+const toInputValue = (iso: string | undefined) =>
+  iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : (iso ?? "");
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await pageActor("editor", "/audit");
@@ -60,20 +61,55 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
-      <PageHeader title="Audit log" description="Every change to APIs, endpoints, apps, grants, tokens, keys and users: who made it, when, and the entity before and after. Times are UTC." />
+      <PageHeader
+        title="Audit log"
+        description="Every change to APIs, endpoints, apps, grants, tokens, keys and users: who made it, when, and the entity before and after. Times are UTC."
+      />
 
-      <form method="get" action="/audit" role="search" aria-label="Filter the audit log" className="mb-6 grid gap-4 rounded-lg border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-3">
-        <TextField label="Entity type" name="entityType" defaultValue={params.entityType ?? ""} list="audit-entity-types" placeholder="endpoint" error={errorOf("entityType")} />
+      <form
+        method="get"
+        action="/audit"
+        role="search"
+        aria-label="Filter the audit log"
+        className="mb-6 grid gap-4 rounded-lg border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-3"
+      >
+        <TextField
+          label="Entity type"
+          name="entityType"
+          defaultValue={params.entityType ?? ""}
+          list="audit-entity-types"
+          placeholder="endpoint"
+          error={errorOf("entityType")}
+        />
         <datalist id="audit-entity-types">
           {entityTypes.map((t) => (
             <option key={t} value={t} />
           ))}
         </datalist>
         <TextField label="Entity id" name="entityId" defaultValue={params.entityId ?? ""} error={errorOf("entityId")} />
-        <TextField label="Action" name="action" defaultValue={params.action ?? ""} placeholder="endpoint.update" error={errorOf("action")} />
+        <TextField
+          label="Action"
+          name="action"
+          defaultValue={params.action ?? ""}
+          placeholder="endpoint.update"
+          error={errorOf("action")}
+        />
         <TextField label="Actor contains" name="actor" defaultValue={params.actor ?? ""} placeholder="alice@" error={errorOf("actor")} />
-        <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={toInputValue(utcInstant(params.from))} error={errorOf("from")} />
-        <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={toInputValue(utcInstant(params.to))} hint="Entries before this time" error={errorOf("to")} />
+        <TextField
+          label="From (UTC)"
+          name="from"
+          type="datetime-local"
+          defaultValue={toInputValue(utcInstant(params.from))}
+          error={errorOf("from")}
+        />
+        <TextField
+          label="To (UTC)"
+          name="to"
+          type="datetime-local"
+          defaultValue={toInputValue(utcInstant(params.to))}
+          hint="Entries before this time"
+          error={errorOf("to")}
+        />
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-3">
           <button type="submit" className={buttonStyles.primary}>
             Apply filters

@@ -15,8 +15,23 @@ export function LoginForm({ next }: { next: string }) {
     <form action={action} className="space-y-4" noValidate>
       <FormMessage state={state} />
       <input type="hidden" name="next" value={next} />
-      <TextField label="E-mail" name="email" type="email" autoComplete="username" required defaultValue={state.values?.email as string | undefined} error={state.fieldErrors?.email} />
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" required error={state.fieldErrors?.password} />
+      <TextField
+        label="E-mail"
+        name="email"
+        type="email"
+        autoComplete="username"
+        required
+        defaultValue={state.values?.email as string | undefined}
+        error={state.fieldErrors?.email}
+      />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        error={state.fieldErrors?.password}
+      />
       <SubmitButton className="w-full" pendingText="Signing in…">
         Sign in
       </SubmitButton>

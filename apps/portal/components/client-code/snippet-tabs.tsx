@@ -68,7 +68,9 @@ export function SnippetTabs({ snippets, label }: { snippets: LanguageSnippet[]; 
               onClick={() => select(i, false)}
               onKeyDown={(e) => onKeyDown(e, i)}
               className={`-mb-px rounded-t-md border px-3 py-1.5 text-sm font-medium ${
-                isSelected ? "border-slate-200 border-b-white bg-white text-teal-800" : "border-transparent text-slate-600 hover:text-slate-900"
+                isSelected
+                  ? "border-slate-200 border-b-white bg-white text-teal-800"
+                  : "border-transparent text-slate-600 hover:text-slate-900"
               }`}
             >
               {s.label}
@@ -83,6 +85,7 @@ export function SnippetTabs({ snippets, label }: { snippets: LanguageSnippet[]; 
           id={`${baseId}-panel-${s.id}`}
           aria-labelledby={`${baseId}-tab-${s.id}`}
           hidden={s.id !== selected}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: the WAI-ARIA tabs pattern makes a tab panel focusable so keyboard users reach its content (the e2e spec tabs into it).
           tabIndex={0}
           className="bg-white p-3"
           data-testid={`snippet-panel-${s.id}`}
@@ -91,7 +94,10 @@ export function SnippetTabs({ snippets, label }: { snippets: LanguageSnippet[]; 
             <p className="text-sm text-slate-600">No snippet for this language; the downloaded client below still covers this API.</p>
           ) : (
             <div className="relative">
-              <pre className="max-h-[28rem] overflow-auto rounded-md bg-slate-900 p-3 pr-20 text-xs leading-relaxed text-slate-100" data-testid="snippet-code">
+              <pre
+                className="max-h-[28rem] overflow-auto rounded-md bg-slate-900 p-3 pr-20 text-xs leading-relaxed text-slate-100"
+                data-testid="snippet-code"
+              >
                 <code>{s.code}</code>
               </pre>
               <div className="absolute top-2 right-2">
@@ -103,7 +109,9 @@ export function SnippetTabs({ snippets, label }: { snippets: LanguageSnippet[]; 
             <a href={s.downloadHref} download className={buttonStyles.secondary} data-testid={`download-client-${s.id}`}>
               Download the {s.label} client (.zip)
             </a>
-            <span className="text-xs text-slate-500">Every endpoint of this API, with a README. No token is embedded: the README says where it goes.</span>
+            <span className="text-xs text-slate-500">
+              Every endpoint of this API, with a README. No token is embedded: the README says where it goes.
+            </span>
           </div>
         </div>
       ))}

@@ -39,7 +39,8 @@ export function LiveConsole({ apiId, endpointId, endpoint, operations, mayPublis
             Live console
           </h2>
           <p className="mt-1 text-sm text-slate-600">
-            Try this endpoint from your browser with a ten-minute token for you alone{allowsSubscribe ? "; messages appear as the gateway delivers them" : ""}.
+            Try this endpoint from your browser with a ten-minute token for you alone
+            {allowsSubscribe ? "; messages appear as the gateway delivers them" : ""}.
           </p>
         </div>
         <StatePill phase={state.phase} detail={state.stateDetail} />
@@ -58,10 +59,18 @@ export function LiveConsole({ apiId, endpointId, endpoint, operations, mayPublis
       />
 
       {connected && allowsSubscribe ? (
-        <ReplayFieldset replay={state.replay} replayError={state.replayError} subInfo={state.subInfo} onChange={live.setReplay} onReplay={live.startReplay} />
+        <ReplayFieldset
+          replay={state.replay}
+          replayError={state.replayError}
+          subInfo={state.subInfo}
+          onChange={live.setReplay}
+          onReplay={live.startReplay}
+        />
       ) : null}
 
-      {allowsSubscribe ? <MessageList rows={state.rows} rate={state.rate} total={state.total} subState={state.subState} connected={connected} /> : null}
+      {allowsSubscribe ? (
+        <MessageList rows={state.rows} rate={state.rate} total={state.total} subState={state.subState} connected={connected} />
+      ) : null}
 
       {allowsPublish ? (
         mayPublish ? (

@@ -23,11 +23,21 @@ export function MessageList({ rows, rate, total, subState, connected }: Props) {
         {subState === "paused" ? <span className="font-medium text-amber-800">paused</span> : null}
         {rows.length >= MAX_SHOWN ? <span>showing the newest {MAX_SHOWN}</span> : null}
       </div>
-      <ol className="max-h-[28rem] divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200 bg-slate-50" data-testid="console-messages" aria-live="polite">
-        {rows.length === 0 ? <li className="p-3 text-sm text-slate-500">{connected ? "Waiting for messages…" : "No messages yet. Click Try it to start."}</li> : null}
+      <ol
+        className="max-h-[28rem] divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200 bg-slate-50"
+        data-testid="console-messages"
+        aria-live="polite"
+      >
+        {rows.length === 0 ? (
+          <li className="p-3 text-sm text-slate-500">{connected ? "Waiting for messages…" : "No messages yet. Click Try it to start."}</li>
+        ) : null}
         {rows.map((r) =>
           r.kind === "notice" ? (
-            <li key={r.id} className={`px-3 py-1.5 text-xs ${r.tone === "warn" ? "text-amber-900" : "text-slate-600"}`} data-testid="console-notice">
+            <li
+              key={r.id}
+              className={`px-3 py-1.5 text-xs ${r.tone === "warn" ? "text-amber-900" : "text-slate-600"}`}
+              data-testid="console-notice"
+            >
               <span className="font-mono">{formatArrival(r.arrivedAt)}</span> {r.text}
             </li>
           ) : (

@@ -7,7 +7,16 @@ import { AuthError, connect, RevokedError, SluiceError, type From, type Message,
 import { useCallback, useEffect, useReducer, useRef } from "react";
 
 import { useCsrfToken } from "@/components/ui/csrf";
-import { concretePath, formatPayload, keyOfPath, preparePublish, RateMeter, replayFrom, type ConsoleEndpoint, type ReplayRequest } from "@/lib/console/console-model";
+import {
+  concretePath,
+  formatPayload,
+  keyOfPath,
+  preparePublish,
+  RateMeter,
+  replayFrom,
+  type ConsoleEndpoint,
+  type ReplayRequest,
+} from "@/lib/console/console-model";
 import { consoleReducer, initialConsoleState, type Row } from "@/lib/console/console-state";
 
 const FLUSH_MS = 100;
@@ -35,7 +44,17 @@ function initialPayload(endpoint: ConsoleEndpoint, example: unknown): string {
   return "";
 }
 
-export function useLiveConsole({ apiId, endpointId, endpoint, example }: { apiId: string; endpointId: string; endpoint: ConsoleEndpoint; example: unknown }) {
+export function useLiveConsole({
+  apiId,
+  endpointId,
+  endpoint,
+  example,
+}: {
+  apiId: string;
+  endpointId: string;
+  endpoint: ConsoleEndpoint;
+  example: unknown;
+}) {
   const csrf = useCsrfToken();
   const [state, dispatch] = useReducer(consoleReducer, undefined, () => initialConsoleState(initialPayload(endpoint, example)));
   const { typedKey, subInfo, replay, payload } = state;
@@ -103,7 +122,9 @@ export function useLiveConsole({ apiId, endpointId, endpoint, example }: { apiId
       dispatch({ type: "subscribing" });
       const s = c.subscribe(path, onMessage, { from });
       sub.current = s;
-      s.on("gap", (g) => notice(`Gap: offsets ${g.fromSeq}–${g.toSeq - 1} of partition ${g.partition} will not arrive (${g.reason}).`, "warn"));
+      s.on("gap", (g) =>
+        notice(`Gap: offsets ${g.fromSeq}–${g.toSeq - 1} of partition ${g.partition} will not arrive (${g.reason}).`, "warn"),
+      );
       s.on("subscribed", (info) => {
         dispatch({ type: "subscribed", info: { path: info.endpoint, epoch: info.epoch, partition: info.partition } });
         if (info.resumed) notice(`Resumed on partition ${info.partition} after a reconnect.`);
@@ -185,7 +206,11 @@ export function useLiveConsole({ apiId, endpointId, endpoint, example }: { apiId
     c.on("error", (e) => dispatch({ type: "failed", error: describeError(e) }));
     c.on("closed", ({ error: e }) => {
       if (client.current === c) client.current = null;
-      dispatch({ type: "closed", error: e ? describeError(e) : null, detail: e ? (e instanceof RevokedError ? "revoked" : describeError(e)) : "" });
+      dispatch({
+        type: "closed",
+        error: e ? describeError(e) : null,
+        detail: e ? (e instanceof RevokedError ? "revoked" : describeError(e)) : "",
+      });
       if (e) notice(`Connection closed: ${describeError(e)}`, "warn");
     });
     if (first.canSubscribe) await subscribe(path.value, "latest", "Live on");

@@ -7,5 +7,9 @@ const tones = {
 };
 
 export function Badge({ tone = "slate", children }: { tone?: keyof typeof tones; children: React.ReactNode }) {
-  return <span className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>{children}</span>;
+  return (
+    <span className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>
+      {children}
+    </span>
+  );
 }

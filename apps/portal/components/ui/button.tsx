@@ -14,6 +14,10 @@ export function Button({ variant = "primary", className = "", ...props }: React.
   return <button type="button" className={`${buttonStyles[variant]} ${className}`} {...props} />;
 }
 
-export function ButtonLink({ variant = "primary", className = "", ...props }: React.ComponentProps<typeof Link> & { variant?: ButtonVariant }) {
+export function ButtonLink({
+  variant = "primary",
+  className = "",
+  ...props
+}: React.ComponentProps<typeof Link> & { variant?: ButtonVariant }) {
   return <Link className={`${buttonStyles[variant]} ${className}`} {...props} />;
 }

@@ -44,26 +44,75 @@ function FieldShell({ label, name, error, hint, required, children }: FieldProps
   );
 }
 
-export function TextField({ label, name, error, hint, required, className = "", ...props }: FieldProps & Omit<React.ComponentProps<"input">, "name">) {
+export function TextField({
+  label,
+  name,
+  error,
+  hint,
+  required,
+  className = "",
+  ...props
+}: FieldProps & Omit<React.ComponentProps<"input">, "name">) {
   return (
     <FieldShell label={label} name={name} error={error} hint={hint} required={required}>
-      <input id={name} name={name} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(name, error, hint)} className={`${control} ${className}`} {...props} />
+      <input
+        id={name}
+        name={name}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(name, error, hint)}
+        className={`${control} ${className}`}
+        {...props}
+      />
     </FieldShell>
   );
 }
 
-export function TextAreaField({ label, name, error, hint, required, className = "", ...props }: FieldProps & Omit<React.ComponentProps<"textarea">, "name">) {
+export function TextAreaField({
+  label,
+  name,
+  error,
+  hint,
+  required,
+  className = "",
+  ...props
+}: FieldProps & Omit<React.ComponentProps<"textarea">, "name">) {
   return (
     <FieldShell label={label} name={name} error={error} hint={hint} required={required}>
-      <textarea id={name} name={name} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(name, error, hint)} className={`${control} font-mono ${className}`} {...props} />
+      <textarea
+        id={name}
+        name={name}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(name, error, hint)}
+        className={`${control} font-mono ${className}`}
+        {...props}
+      />
     </FieldShell>
   );
 }
 
-export function SelectField({ label, name, error, hint, required, className = "", children, ...props }: FieldProps & Omit<React.ComponentProps<"select">, "name">) {
+export function SelectField({
+  label,
+  name,
+  error,
+  hint,
+  required,
+  className = "",
+  children,
+  ...props
+}: FieldProps & Omit<React.ComponentProps<"select">, "name">) {
   return (
     <FieldShell label={label} name={name} error={error} hint={hint} required={required}>
-      <select id={name} name={name} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(name, error, hint)} className={`${control} ${className}`} {...props}>
+      <select
+        id={name}
+        name={name}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(name, error, hint)}
+        className={`${control} ${className}`}
+        {...props}
+      >
         {children}
       </select>
     </FieldShell>
@@ -71,14 +120,32 @@ export function SelectField({ label, name, error, hint, required, className = ""
 }
 
 /** A group of checkboxes sharing one name (e.g. operations). */
-export function CheckboxGroup({ legend, name, options, defaultChecked = [], error }: { legend: string; name: string; options: { value: string; label: string; hint?: string }[]; defaultChecked?: string[]; error?: string }) {
+export function CheckboxGroup({
+  legend,
+  name,
+  options,
+  defaultChecked = [],
+  error,
+}: {
+  legend: string;
+  name: string;
+  options: { value: string; label: string; hint?: string }[];
+  defaultChecked?: string[];
+  error?: string;
+}) {
   return (
     <fieldset className="space-y-2" aria-describedby={error ? `${name}-error` : undefined}>
       <legend className="text-sm font-medium text-slate-800">{legend}</legend>
       <div className="flex flex-wrap gap-4">
         {options.map((o) => (
           <label key={o.value} className="flex items-start gap-2 text-sm text-slate-800">
-            <input type="checkbox" name={name} value={o.value} defaultChecked={defaultChecked.includes(o.value)} className="mt-0.5 size-4 rounded border-slate-300 accent-teal-700" />
+            <input
+              type="checkbox"
+              name={name}
+              value={o.value}
+              defaultChecked={defaultChecked.includes(o.value)}
+              className="mt-0.5 size-4 rounded border-slate-300 accent-teal-700"
+            />
             <span>
               {o.label}
               {o.hint ? <span className="block text-xs text-slate-500">{o.hint}</span> : null}

@@ -1,6 +1,16 @@
 import Link from "next/link";
 
-export function PageHeader({ title, description, actions, breadcrumbs }: { title: React.ReactNode; description?: React.ReactNode; actions?: React.ReactNode; breadcrumbs?: { href: string; label: string }[] }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+  breadcrumbs,
+}: {
+  title: React.ReactNode;
+  description?: React.ReactNode;
+  actions?: React.ReactNode;
+  breadcrumbs?: { href: string; label: string }[];
+}) {
   return (
     <div className="mb-6 border-b border-slate-200 pb-5">
       {breadcrumbs?.length ? (

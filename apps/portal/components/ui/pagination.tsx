@@ -1,7 +1,15 @@
 import Link from "next/link";
 
 /** "Next page" for keyset-paginated lists; keeps the other query parameters. */
-export function NextPageLink({ nextCursor, params, basePath }: { nextCursor: string | null; params: Record<string, string | undefined>; basePath: string }) {
+export function NextPageLink({
+  nextCursor,
+  params,
+  basePath,
+}: {
+  nextCursor: string | null;
+  params: Record<string, string | undefined>;
+  basePath: string;
+}) {
   const first = Boolean(params.cursor);
   if (!nextCursor && !first) return null;
   const with_ = (cursor?: string) => {

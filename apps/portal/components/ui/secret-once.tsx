@@ -10,7 +10,10 @@ export function SecretOnce({ label, value, testId = "secret-value" }: { label: s
       <p className="text-sm font-semibold text-amber-950">{label}</p>
       <p className="mt-1 text-xs text-amber-900">Copy it now: it is shown only once and Sluice does not keep it.</p>
       <div className="mt-3 flex items-stretch gap-2">
-        <code data-testid={testId} className="block min-w-0 flex-1 overflow-x-auto rounded border border-amber-200 bg-white px-2 py-1.5 font-mono text-xs break-all text-slate-900">
+        <code
+          data-testid={testId}
+          className="block min-w-0 flex-1 overflow-x-auto rounded border border-amber-200 bg-white px-2 py-1.5 font-mono text-xs break-all text-slate-900"
+        >
           {value}
         </code>
         <button

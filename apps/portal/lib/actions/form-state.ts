@@ -18,13 +18,13 @@ export interface FormState {
 export const initialFormState: FormState = { ok: false };
 
 /** The submitted value of a text input after a refused action, else `fallback`. */
-export const valueOf = (state: FormState, name: string, fallback = ""): string => {
+export const formValue = (state: FormState, name: string, fallback = ""): string => {
   const v = state.values?.[name];
   return typeof v === "string" ? v : fallback;
 };
 
 /** The submitted values of a checkbox group after a refused action (none ticked → []), else `fallback`. */
-export const valuesOf = (state: FormState, name: string, fallback: string[]): string[] => {
+export const formValues = (state: FormState, name: string, fallback: string[]): string[] => {
   if (!state.values) return fallback;
   const v = state.values[name];
   return v === undefined ? [] : Array.isArray(v) ? v : [v];

@@ -25,6 +25,7 @@ export type FormRule<R extends Role, S extends z.ZodType> = R | { role: R; read:
 export async function runFormAction<R extends Role, S extends z.ZodType = z.ZodNever>(
   form: FormData,
   rule: FormRule<R, S>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in redirect() and return nothing; `void` lets them be written without a bare `return undefined`.
   run: (ctx: { actor: AuthorizedActor<R>; db: Database; input: z.output<S> }) => Promise<FormState | void>,
 ): Promise<FormState> {
   const least = typeof rule === "string" ? rule : rule.role;

@@ -19,7 +19,10 @@ test("the document is OpenAPI 3.1 and every path parameter is declared", () => {
   for (const [path, ops] of Object.entries(doc.paths)) {
     const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
     for (const [method, op] of Object.entries(ops as Record<string, { parameters?: { name: string; in: string }[] }>)) {
-      const declared = (op.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name).sort();
+      const declared = (op.parameters ?? [])
+        .filter((p) => p.in === "path")
+        .map((p) => p.name)
+        .sort();
       assert.deepEqual(declared, inPath, `${method.toUpperCase()} ${path}`);
     }
   }

@@ -39,21 +39,37 @@ export function buildOpenApiDocument(routes: RouteDef[] = allRoutes) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const parameters: unknown[] = [];
-    for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
+    for (const [where, schema] of [
+      ["path", route.params],
+      ["query", route.query],
+    ] as const) {
       if (!schema) continue;
       const json = convert(schema, "input");
       const required = new Set((json.required as string[] | undefined) ?? []);
       for (const [name, prop] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
         const { description, ...rest } = prop;
-        parameters.push({ name, in: where, required: where === "path" || required.has(name), schema: rest, ...(description ? { description } : {}) });
+        parameters.push({
+          name,
+          in: where,
+          required: where === "path" || required.has(name),
+          schema: rest,
+          ...(description ? { description } : {}),
+        });
       }
     }
     const success = String(route.status ?? (route.response === null ? 204 : 200));
     const responses: Record<string, unknown> = {
-      [success]: route.response === null
-        ? { description: "Done" }
-        : { description: "Success", content: { [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") } } },
-      default: { description: "An error (problem+json naming the bad field)", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
+      [success]:
+        route.response === null
+          ? { description: "Done" }
+          : {
+              description: "Success",
+              content: { [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") } },
+            },
+      default: {
+        description: "An error (problem+json naming the bad field)",
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      },
     };
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
@@ -91,7 +107,10 @@ function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : rewriteRefs(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : rewriteRefs(v),
+      ]),
     );
   }
   return value;

@@ -36,7 +36,8 @@ export async function dispatch(request: Request, method: Method): Promise<Respon
   const candidates = compiled
     .map((route) => ({ route, match: route.pattern.exec(subpath) }))
     .filter((c): c is { route: CompiledRoute; match: RegExpExecArray } => c.match !== null);
-  if (candidates.length === 0) return problemResponse("not_found", 404, `There is no API operation at ${url.pathname}. See /api/v1/openapi.json.`);
+  if (candidates.length === 0)
+    return problemResponse("not_found", 404, `There is no API operation at ${url.pathname}. See /api/v1/openapi.json.`);
   const hit = candidates.find((c) => c.route.def.method === method);
   if (!hit) {
     const allowed = [...new Set(candidates.map((c) => c.route.def.method))].join(", ");
@@ -85,7 +86,8 @@ async function authenticate(request: Request, method: string): Promise<Actor | u
   if (!session) throw unauthenticated("Your session has ended. Sign in again.");
   if (!SAFE_METHODS.has(method)) {
     const sent = request.headers.get("x-csrf-token") ?? "";
-    if (!constantTimeEqual(sent, session.csrfToken)) throw forbidden("Send the session's CSRF token in X-CSRF-Token (or use a personal API key).");
+    if (!constantTimeEqual(sent, session.csrfToken))
+      throw forbidden("Send the session's CSRF token in X-CSRF-Token (or use a personal API key).");
   }
   return actorFromUser(session.user, { kind: "session" });
 }

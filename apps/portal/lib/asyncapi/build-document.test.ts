@@ -42,11 +42,40 @@ const priceSchema = {
 };
 
 const fixtures = {
-  exact: endpoint({ path: "/vehicles/1/speed", topic: "vehicles", key: "1/speed", operations: ["subscribe", "publish"], payloadFormat: "json" }),
-  param: endpoint({ path: "/prices/{symbol}", topic: "prices", keyParam: "symbol", jsonSchema: priceSchema, examples: [{ symbol: "AAPL", price: 411.2 }, { symbol: "BRK.B", price: 1 }], description: "Last trade price per symbol." }),
+  exact: endpoint({
+    path: "/vehicles/1/speed",
+    topic: "vehicles",
+    key: "1/speed",
+    operations: ["subscribe", "publish"],
+    payloadFormat: "json",
+  }),
+  param: endpoint({
+    path: "/prices/{symbol}",
+    topic: "prices",
+    keyParam: "symbol",
+    jsonSchema: priceSchema,
+    examples: [
+      { symbol: "AAPL", price: 411.2 },
+      { symbol: "BRK.B", price: 1 },
+    ],
+    description: "Last trade price per symbol.",
+  }),
   text: endpoint({ path: "/logs/app", topic: "logs", key: "app", payloadFormat: "text", examples: ["started"] }),
-  bytes: endpoint({ path: "/frames/cam1", topic: "frames", key: "cam1", payloadFormat: "bytes", operations: ["publish", "subscribe"], examples: ["AAEC"] }),
-  publishOnly: endpoint({ path: "/orders/eu", topic: "orders", key: "eu", operations: ["publish"], jsonSchema: { type: "object", properties: { qty: { type: "integer", minimum: 1 } }, required: ["qty"] } }),
+  bytes: endpoint({
+    path: "/frames/cam1",
+    topic: "frames",
+    key: "cam1",
+    payloadFormat: "bytes",
+    operations: ["publish", "subscribe"],
+    examples: ["AAEC"],
+  }),
+  publishOnly: endpoint({
+    path: "/orders/eu",
+    topic: "orders",
+    key: "eu",
+    operations: ["publish"],
+    jsonSchema: { type: "object", properties: { qty: { type: "integer", minimum: 1 } }, required: ["qty"] },
+  }),
   subscribeOnly: endpoint({ path: "/news/caf%C3%A9", topic: "news", key: "café", operations: ["subscribe"], payloadFormat: "text" }),
 };
 
@@ -73,8 +102,14 @@ describe("buildAsyncApiDocument", () => {
     const doc = buildAsyncApiDocument(api, Object.values(fixtures), { gatewayUrl });
     const parsed = await assertValid(doc);
     assert.deepEqual(
-      parsed.channels().all().map((c) => c.address()).sort(),
-      Object.values(fixtures).map((e) => e.path).sort(),
+      parsed
+        .channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+      Object.values(fixtures)
+        .map((e) => e.path)
+        .sort(),
     );
     assert.deepEqual(Object.keys(doc.operations).sort(), [
       "publishFramesCam1",
@@ -91,7 +126,10 @@ describe("buildAsyncApiDocument", () => {
       const e = Object.values(fixtures).find((f) => f.path === address)!;
       assert.ok(e.operations.includes(op.action() === "receive" ? "subscribe" : "publish"), `${op.id()} on ${address}`);
       assert.equal(op.messages().length, 1);
-      assert.deepEqual(op.security().map((s) => s.all().map((r) => r.scheme()?.type())), [["http"]]);
+      assert.deepEqual(
+        op.security().map((s) => s.all().map((r) => r.scheme()?.type())),
+        [["http"]],
+      );
     }
   });
 
@@ -103,16 +141,16 @@ describe("buildAsyncApiDocument", () => {
     assert.match(doc.info.description, /^Prices and orders\./);
     assert.match(doc.info.description, /wss:\/\/gw\.example\.com\/streaming\/ws/);
     assert.match(doc.info.description, /sluice\.v1/);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(doc.servers).map(([id, s]) => [id, [s.protocol, s.host, s.pathname]])),
-      {
-        websocket: ["wss", "gw.example.com", "/streaming/ws"],
-        sse: ["https", "gw.example.com", "/streaming/sse"],
-        httpPublish: ["https", "gw.example.com", "/streaming/pub"],
-      },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(doc.servers).map(([id, s]) => [id, [s.protocol, s.host, s.pathname]])), {
+      websocket: ["wss", "gw.example.com", "/streaming/ws"],
+      sse: ["https", "gw.example.com", "/streaming/sse"],
+      httpPublish: ["https", "gw.example.com", "/streaming/pub"],
+    });
     const plain = buildAsyncApiDocument(api, [], { gatewayUrl: "http://127.0.0.1:8080" });
-    assert.deepEqual([plain.servers.websocket!.protocol, plain.servers.websocket!.host, plain.servers.websocket!.pathname], ["ws", "127.0.0.1:8080", "/ws"]);
+    assert.deepEqual(
+      [plain.servers.websocket!.protocol, plain.servers.websocket!.host, plain.servers.websocket!.pathname],
+      ["ws", "127.0.0.1:8080", "/ws"],
+    );
     assert.equal(plain.servers.sse!.protocol, "http");
     const scheme = doc.components.securitySchemes.sluiceToken!;
     assert.deepEqual([scheme.type, scheme.scheme, scheme.bearerFormat], ["http", "bearer", "JWT"]);
@@ -123,9 +161,21 @@ describe("buildAsyncApiDocument", () => {
   test("a {param} endpoint declares its parameter; an exact one has none", async () => {
     const doc = buildAsyncApiDocument(api, [fixtures.param, fixtures.exact], { gatewayUrl });
     const parsed = await assertValid(doc);
-    const param = parsed.channels().all().find((c) => c.address() === "/prices/{symbol}")!;
-    assert.deepEqual(param.parameters().all().map((p) => p.id()), ["symbol"]);
-    const exact = parsed.channels().all().find((c) => c.address() === "/vehicles/1/speed")!;
+    const param = parsed
+      .channels()
+      .all()
+      .find((c) => c.address() === "/prices/{symbol}")!;
+    assert.deepEqual(
+      param
+        .parameters()
+        .all()
+        .map((p) => p.id()),
+      ["symbol"],
+    );
+    const exact = parsed
+      .channels()
+      .all()
+      .find((c) => c.address() === "/vehicles/1/speed")!;
     assert.equal(exact.parameters().length, 0);
     assert.equal(doc.channels.pricesSymbol!["x-sluice-endpoint-id"], fixtures.param.id);
     assert.equal(doc.channels.pricesSymbol!.description, "Last trade price per symbol.");
@@ -156,14 +206,28 @@ describe("buildAsyncApiDocument", () => {
     assert.equal(m.vehicles1SpeedMessage!.contentType, "application/json");
     assert.equal((m.logsAppMessage!.payload as { type: string }).type, "string");
     assert.equal(m.logsAppMessage!.contentType, "text/plain");
-    assert.deepEqual([(m.framesCam1Message!.payload as { type: string }).type, (m.framesCam1Message!.payload as { contentEncoding: string }).contentEncoding], ["string", "base64"]);
+    assert.deepEqual(
+      [
+        (m.framesCam1Message!.payload as { type: string }).type,
+        (m.framesCam1Message!.payload as { contentEncoding: string }).contentEncoding,
+      ],
+      ["string", "base64"],
+    );
     assert.equal(m.framesCam1Message!.contentType, "application/octet-stream");
   });
 
   test("publish-only and subscribe-only endpoints get only their operation and servers", async () => {
     const doc = buildAsyncApiDocument(api, [fixtures.publishOnly, fixtures.subscribeOnly], { gatewayUrl });
     await assertValid(doc);
-    assert.deepEqual(Object.entries(doc.operations).map(([id, o]) => [id, o.action]).sort(), [["publishOrdersEu", "send"], ["subscribeNewsCaf", "receive"]]);
+    assert.deepEqual(
+      Object.entries(doc.operations)
+        .map(([id, o]) => [id, o.action])
+        .sort(),
+      [
+        ["publishOrdersEu", "send"],
+        ["subscribeNewsCaf", "receive"],
+      ],
+    );
     const servers = (id: string) => (doc.channels[id]!.servers as { $ref: string }[]).map((r) => r.$ref);
     assert.deepEqual(servers("ordersEu"), ["#/servers/websocket", "#/servers/httpPublish"]);
     assert.deepEqual(servers("newsCaf"), ["#/servers/websocket", "#/servers/sse"]);
@@ -172,7 +236,18 @@ describe("buildAsyncApiDocument", () => {
   test("examples (payload values) become named message examples", async () => {
     const doc = buildAsyncApiDocument(api, [fixtures.param, fixtures.text, fixtures.exact], { gatewayUrl });
     const parsed = await assertValid(doc);
-    const byName = Object.fromEntries(parsed.messages().all().map((m) => [m.id(), m.examples().all().map((e) => e.payload())]));
+    const byName = Object.fromEntries(
+      parsed
+        .messages()
+        .all()
+        .map((m) => [
+          m.id(),
+          m
+            .examples()
+            .all()
+            .map((e) => e.payload()),
+        ]),
+    );
     assert.deepEqual(byName.pricesSymbolMessage, fixtures.param.examples);
     assert.deepEqual(byName.logsAppMessage, ["started"]);
     assert.deepEqual(byName.vehicles1SpeedMessage, []);
@@ -191,6 +266,9 @@ describe("buildAsyncApiDocument", () => {
     const doc = buildAsyncApiDocument(api, [fixtures.param], { gatewayUrl });
     doc.channels.pricesSymbol!.parameters = { ticker: { description: "not in the address" } };
     const { errors } = await parseAsyncApi(JSON.parse(JSON.stringify(doc)));
-    assert.ok(errors.some((e) => e.includes("asyncapi3-channel-parameters")), errors.join("\n"));
+    assert.ok(
+      errors.some((e) => e.includes("asyncapi3-channel-parameters")),
+      errors.join("\n"),
+    );
   });
 });

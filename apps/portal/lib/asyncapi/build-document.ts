@@ -42,7 +42,11 @@ export interface AsyncApiDocument {
 const CONTENT_TYPES = { json: "application/json", text: "text/plain", bytes: "application/octet-stream" } as const;
 const securityRef: Ref = { $ref: `#/components/securitySchemes/${SECURITY_SCHEME_ID}` };
 
-export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointForDocument[], options: { gatewayUrl: string }): AsyncApiDocument {
+export function buildAsyncApiDocument(
+  api: ApiForDocument,
+  endpoints: EndpointForDocument[],
+  options: { gatewayUrl: string },
+): AsyncApiDocument {
   const gateway = gatewayServers(options.gatewayUrl);
   const sorted = [...endpoints].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const ids = channelIds(sorted);
@@ -56,7 +60,9 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
     const messageId = `${channelId}Message`;
     const canSubscribe = endpoint.operations.includes("subscribe");
     const canPublish = endpoint.operations.includes("publish");
-    const where = endpoint.keyParam ? `every key of Kafka topic \`${endpoint.topic}\`` : `Kafka topic \`${endpoint.topic}\`, key \`${endpoint.key}\``;
+    const where = endpoint.keyParam
+      ? `every key of Kafka topic \`${endpoint.topic}\``
+      : `Kafka topic \`${endpoint.topic}\`, key \`${endpoint.key}\``;
     // Summaries are shown as plain text (descriptions as Markdown): no backticks there.
     const wherePlain = where.replaceAll("`", "");
 
@@ -108,7 +114,7 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         description: [
           `WebSocket: \`{"type":"subscribe","id":"1","endpoint":"${endpoint.path}"}\`, optionally with \`"from"\` (\`"earliest"\`, \`{"time":ms}\` or a position to resume).`,
           `SSE: \`GET ${gateway.sseBase}${endpoint.path}\`.`,
-          "The token's `permissions` must list this endpoint (or a wildcard such as `/" + endpoint.topic + "/*`) under `sub` or `all`.",
+          `The token's \`permissions\` must list this endpoint (or a wildcard such as \`/${endpoint.topic}/*\`) under \`sub\` or \`all\`.`,
         ].join("\n\n"),
         security: [securityRef],
         messages: operationMessages,
@@ -123,8 +129,10 @@ export function buildAsyncApiDocument(api: ApiForDocument, endpoints: EndpointFo
         description: [
           `WebSocket: \`{"type":"publish","id":"1","endpoint":"${endpoint.path}","data":…}\`, answered by \`published\` once Kafka acknowledged it.`,
           `HTTP: \`POST ${gateway.publishBase}${endpoint.path}\` with the payload as the body (\`${CONTENT_TYPES[endpoint.payloadFormat]}\`).`,
-          endpoint.jsonSchema ? "The gateway validates the payload against the JSON Schema first (error 4022 names the failing location)." : "",
-          "The token's `permissions` must list this endpoint (or a wildcard such as `/" + endpoint.topic + "/*`) under `pub` or `all`.",
+          endpoint.jsonSchema
+            ? "The gateway validates the payload against the JSON Schema first (error 4022 names the failing location)."
+            : "",
+          `The token's \`permissions\` must list this endpoint (or a wildcard such as \`/${endpoint.topic}/*\`) under \`pub\` or \`all\`.`,
         ]
           .filter(Boolean)
           .join("\n\n"),
@@ -243,7 +251,11 @@ function payloadOf(endpoint: EndpointForDocument, schemaPointer: string): unknow
     case "text":
       return { type: "string", description: "UTF-8 text." };
     case "bytes":
-      return { type: "string", contentEncoding: "base64", description: 'Binary data, base64-encoded (frames carry `"encoding":"base64"`).' };
+      return {
+        type: "string",
+        contentEncoding: "base64",
+        description: 'Binary data, base64-encoded (frames carry `"encoding":"base64"`).',
+      };
   }
 }
 
@@ -284,7 +296,9 @@ function channelIds(endpoints: EndpointForDocument[]): Map<string, string> {
   const base = new Map(endpoints.map((e) => [e.id, idFromPath(e.path)]));
   const counts = new Map<string, number>();
   for (const id of base.values()) counts.set(id, (counts.get(id) ?? 0) + 1);
-  return new Map([...base].map(([endpointId, id]) => [endpointId, counts.get(id)! > 1 ? `${id}_${endpointId.replaceAll("-", "").slice(0, 8)}` : id]));
+  return new Map(
+    [...base].map(([endpointId, id]) => [endpointId, counts.get(id)! > 1 ? `${id}_${endpointId.replaceAll("-", "").slice(0, 8)}` : id]),
+  );
 }
 
 function idFromPath(path: string): string {

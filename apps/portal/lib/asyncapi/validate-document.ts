@@ -5,7 +5,9 @@ import { DiagnosticSeverity, Parser, type AsyncAPIDocumentInterface } from "@asy
 
 let parser: Parser | undefined;
 
-export async function parseAsyncApi(input: string | Record<string, unknown>): Promise<{ document: AsyncAPIDocumentInterface | undefined; errors: string[] }> {
+export async function parseAsyncApi(
+  input: string | Record<string, unknown>,
+): Promise<{ document: AsyncAPIDocumentInterface | undefined; errors: string[] }> {
   parser ??= new Parser();
   const { document, diagnostics } = await parser.parse(input as never);
   const errors = diagnostics

@@ -17,7 +17,10 @@ test("authorize lets an actor through at or above the role and refuses below it 
     () => authorize(actorWith("viewer"), "editor"),
     (err: unknown) => err instanceof AppError && err.status === 403 && err.message === "This needs the editor role; you are a viewer.",
   );
-  assert.throws(() => authorize(actorWith("editor"), "admin"), (err: unknown) => err instanceof AppError && err.status === 403 && err.message.startsWith("This needs the admin role;"));
+  assert.throws(
+    () => authorize(actorWith("editor"), "admin"),
+    (err: unknown) => err instanceof AppError && err.status === 403 && err.message.startsWith("This needs the admin role;"),
+  );
   assert.equal(tryAuthorize(actorWith("viewer"), "editor"), undefined);
   assert.equal(tryAuthorize(actorWith("viewer"), "viewer")?.role, "viewer");
 });

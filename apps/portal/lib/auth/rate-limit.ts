@@ -18,7 +18,10 @@ export async function assertLoginAllowed(options: { db: DbOrTx; email: string; i
       .select({ n: count() })
       .from(loginAttempts)
       .where(and(eq(column, value), eq(loginAttempts.succeeded, false), gt(loginAttempts.attemptedAt, since)));
-  const [[byEmail], [byIp]] = await Promise.all([failures(loginAttempts.email, options.email.toLowerCase()), failures(loginAttempts.ip, options.ip)]);
+  const [[byEmail], [byIp]] = await Promise.all([
+    failures(loginAttempts.email, options.email.toLowerCase()),
+    failures(loginAttempts.ip, options.ip),
+  ]);
   if ((byEmail?.n ?? 0) >= MAX_FAILURES_PER_EMAIL || (byIp?.n ?? 0) >= MAX_FAILURES_PER_IP) {
     throw new AppError(
       "rate_limited",
@@ -34,7 +37,9 @@ export async function recordLoginAttempt(options: { db: DbOrTx; email: string; i
   await options.db.insert(loginAttempts).values({ email: options.email.toLowerCase(), ip: options.ip, succeeded: options.succeeded });
   // A successful sign-in clears that account's failures; old rows are pruned as we go.
   if (options.succeeded) {
-    await options.db.delete(loginAttempts).where(and(eq(loginAttempts.email, options.email.toLowerCase()), eq(loginAttempts.succeeded, false)));
+    await options.db
+      .delete(loginAttempts)
+      .where(and(eq(loginAttempts.email, options.email.toLowerCase()), eq(loginAttempts.succeeded, false)));
   }
   await options.db.delete(loginAttempts).where(lt(loginAttempts.attemptedAt, new Date(Date.now() - 24 * 3600 * 1000)));
 }

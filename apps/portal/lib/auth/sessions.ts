@@ -49,10 +49,7 @@ export async function lookupSession(options: { db: DbOrTx; token: string }): Pro
   // Write at most about once a minute, not on every request.
   if (expiresAt.getTime() - now.getTime() < (SESSION_IDLE_SECONDS - 60) * 1000) {
     expiresAt = new Date(Math.min(now.getTime() + SESSION_IDLE_SECONDS * 1000, hardStop));
-    await options.db
-      .update(sessions)
-      .set({ expiresAt, lastSeenAt: now })
-      .where(eq(sessions.tokenHash, row.session.tokenHash));
+    await options.db.update(sessions).set({ expiresAt, lastSeenAt: now }).where(eq(sessions.tokenHash, row.session.tokenHash));
   }
   return { user: row.user, csrfToken: row.session.csrfToken, expiresAt };
 }

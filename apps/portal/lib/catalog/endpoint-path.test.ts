@@ -11,7 +11,9 @@ interface Vector {
   canonical?: string;
   error?: number;
 }
-const vectors: { cases: Vector[] } = JSON.parse(readFileSync(new URL("../../../../packages/protocol/vectors/paths.json", import.meta.url), "utf8"));
+const vectors: { cases: Vector[] } = JSON.parse(
+  readFileSync(new URL("../../../../packages/protocol/vectors/paths.json", import.meta.url), "utf8"),
+);
 
 describe("parseEndpointPath follows the protocol's shared vectors", () => {
   for (const v of vectors.cases) {
@@ -66,7 +68,8 @@ describe("field rules", () => {
   test("keys", () => {
     assert.equal(keyProblem("1/speed"), null);
     assert.equal(keyProblem("é".repeat(512)), null);
-    for (const bad of ["", "é".repeat(513), "a\u0000", "tab\there", "/a", "a/", "a//b", "\uD800"]) assert.notEqual(keyProblem(bad), null, JSON.stringify(bad));
+    for (const bad of ["", "é".repeat(513), "a\u0000", "tab\there", "/a", "a/", "a//b", "\uD800"])
+      assert.notEqual(keyProblem(bad), null, JSON.stringify(bad));
   });
   test("parameter names", () => {
     assert.equal(paramProblem("symbol_2"), null);

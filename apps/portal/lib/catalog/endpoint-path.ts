@@ -33,13 +33,15 @@ export function keyProblem(key: string): string | null {
   if (Buffer.byteLength(key, "utf8") > KEY_MAX_BYTES) return `must be at most ${KEY_MAX_BYTES} bytes (UTF-8)`;
   if (/\p{Cc}/u.test(key)) return "may not contain control characters";
   if (/[\uD800-\uDFFF]/.test(key.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""))) return "must be valid UTF-8 text";
-  if (key.split("/").some((segment) => segment === "")) return "may not start or end with / or contain //: every / separates two non-empty segments of the path";
+  if (key.split("/").some((segment) => segment === ""))
+    return "may not start or end with / or contain //: every / separates two non-empty segments of the path";
   return null;
 }
 
 export function paramProblem(name: string): string | null {
   if (name === "") return "is required";
-  if (!PARAM_NAME.test(name)) return "must start with a letter or _ and contain only letters, digits and _ (at most 64 characters), e.g. symbol";
+  if (!PARAM_NAME.test(name))
+    return "must start with a letter or _ and contain only letters, digits and _ (at most 64 characters), e.g. symbol";
   return null;
 }
 
@@ -85,7 +87,9 @@ export function parseEndpointPath(raw: string): ParsedPath {
     return { path: buildPath(topic, { keyParam }), topic, key: null, keyParam };
   }
   if (rawKey.some((s) => s.includes("{") || s.includes("}"))) {
-    throw new PathError("may use { } only for a whole parameter segment such as /prices/{symbol}; write a literal brace in a key as %7B or %7D");
+    throw new PathError(
+      "may use { } only for a whole parameter segment such as /prices/{symbol}; write a literal brace in a key as %7B or %7D",
+    );
   }
   const key = rawKey.map((s) => decodeSegment(s, "key")).join("/");
   const keyIssue = keyProblem(key);

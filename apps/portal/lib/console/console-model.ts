@@ -28,7 +28,8 @@ export function concretePath(endpoint: ConsoleEndpoint, typedKey: string): Check
   if (!key) return { ok: false, field: "key", message: `enter a value for {${endpoint.keyParam}}: the record key to follow` };
   const segments = key.split("/");
   if (segments.some((s) => s === "")) return { ok: false, field: "key", message: "a key segment between slashes may not be empty" };
-  if ([...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return { ok: false, field: "key", message: "may not contain control characters" };
+  if ([...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+    return { ok: false, field: "key", message: "may not contain control characters" };
   if (new TextEncoder().encode(key).length > 1024) return { ok: false, field: "key", message: "must be at most 1024 bytes" };
   return { ok: true, value: `/${endpoint.topic}/${segments.map(encodeURIComponent).join("/")}` };
 }
@@ -89,7 +90,11 @@ export function preparePublish(endpoint: ConsoleEndpoint, raw: string): Checked<
     const compiled = compileJsonSchema(endpoint.jsonSchema);
     if (compiled.ok && !compiled.validate(value)) {
       const first = compiled.validate.errors?.[0];
-      return { ok: false, field: `payload${first?.instancePath ?? ""}`, message: `does not match the endpoint's schema: ${describeErrors(compiled.validate.errors)}` };
+      return {
+        ok: false,
+        field: `payload${first?.instancePath ?? ""}`,
+        message: `does not match the endpoint's schema: ${describeErrors(compiled.validate.errors)}`,
+      };
     }
   }
   return { ok: true, value };
@@ -103,18 +108,28 @@ export type ReplayRequest = { kind: "offset"; offset: string } | { kind: "time";
  * the partition and epoch the gateway reported when subscribing; delivery starts
  * right after a position, hence `seq: offset - 1`.
  */
-export function replayFrom(request: ReplayRequest, current: { epoch: string; partition: number } | null, nowMs = Date.now()): Checked<From> {
+export function replayFrom(
+  request: ReplayRequest,
+  current: { epoch: string; partition: number } | null,
+  nowMs = Date.now(),
+): Checked<From> {
   if (request.kind === "time") {
     const ms = Date.parse(request.time);
     if (!request.time || Number.isNaN(ms)) return { ok: false, field: "replayTime", message: "enter a date and time" };
     if (ms > nowMs) return { ok: false, field: "replayTime", message: "is in the future; pick a time in the past" };
     return { ok: true, value: { time: ms } };
   }
-  if (!/^\d+$/.test(request.offset.trim())) return { ok: false, field: "replayOffset", message: "must be a whole number (a Kafka offset, 0 or more)" };
+  if (!/^\d+$/.test(request.offset.trim()))
+    return { ok: false, field: "replayOffset", message: "must be a whole number (a Kafka offset, 0 or more)" };
   const offset = Number(request.offset.trim());
   if (!Number.isSafeInteger(offset)) return { ok: false, field: "replayOffset", message: "is too large" };
   if (offset === 0) return { ok: true, value: "earliest" };
-  if (!current) return { ok: false, field: "replayOffset", message: "subscribe first: the offset belongs to the key's partition, which the gateway reports on subscribing" };
+  if (!current)
+    return {
+      ok: false,
+      field: "replayOffset",
+      message: "subscribe first: the offset belongs to the key's partition, which the gateway reports on subscribing",
+    };
   const position: Position = { epoch: current.epoch, partition: current.partition, seq: offset - 1 };
   return { ok: true, value: position };
 }

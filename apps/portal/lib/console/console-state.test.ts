@@ -4,7 +4,16 @@ import { describe, test } from "node:test";
 import { consoleReducer, initialConsoleState, MAX_SHOWN, type ConsoleEvent, type ConsoleState, type Row } from "./console-state";
 
 const run = (events: ConsoleEvent[], from: ConsoleState = initialConsoleState("{}")) => events.reduce(consoleReducer, from);
-const message = (id: number): Row => ({ kind: "message", id, arrivedAt: id, partition: 0, seq: id, key: "k", payload: `${id}`, payloadKind: "json" });
+const message = (id: number): Row => ({
+  kind: "message",
+  id,
+  arrivedAt: id,
+  partition: 0,
+  seq: id,
+  key: "k",
+  payload: `${id}`,
+  payloadKind: "json",
+});
 
 describe("consoleReducer", () => {
   test("starts idle, with the example as the payload and a replay from offset 0", () => {
@@ -29,14 +38,26 @@ describe("consoleReducer", () => {
     assert.deepEqual([s.phase, s.stateDetail], ["connecting", "asking the portal for a token"]);
     s = run([{ type: "connectFailed", error: "refused" }], s);
     assert.deepEqual([s.phase, s.stateDetail, s.error], ["idle", "asking the portal for a token", "refused"]);
-    s = run([{ type: "connecting", detail: "x" }, { type: "connectFailed", error: "no gateway", detail: "" }], s);
+    s = run(
+      [
+        { type: "connecting", detail: "x" },
+        { type: "connectFailed", error: "no gateway", detail: "" },
+      ],
+      s,
+    );
     assert.deepEqual([s.phase, s.stateDetail, s.error], ["idle", "", "no gateway"]);
   });
 
   test("the client's states move the phase; a drop and a reconnect set and clear the detail", () => {
     let s = run([{ type: "tokenGranted", canPublish: true }, { type: "connected" }]);
     assert.deepEqual([s.phase, s.grantedPublish], ["connected", true]);
-    s = run([{ type: "clientState", state: "disconnected" }, { type: "disconnected", detail: "connection lost (1006); retrying in 0.5 s" }], s);
+    s = run(
+      [
+        { type: "clientState", state: "disconnected" },
+        { type: "disconnected", detail: "connection lost (1006); retrying in 0.5 s" },
+      ],
+      s,
+    );
     assert.deepEqual([s.phase, s.stateDetail], ["reconnecting", "connection lost (1006); retrying in 0.5 s"]);
     s = run([{ type: "clientState", state: "connected" }, { type: "reconnected" }], s);
     assert.deepEqual([s.phase, s.stateDetail], ["connected", ""]);
@@ -46,13 +67,27 @@ describe("consoleReducer", () => {
   test("closing with an error shows it; closing without keeps the last error", () => {
     const live = run([{ type: "connected" }, { type: "subscribing" }, { type: "live" }]);
     const revoked = run([{ type: "closed", error: "The token was revoked", detail: "revoked" }], live);
-    assert.deepEqual([revoked.phase, revoked.subState, revoked.stateDetail, revoked.error], ["closed", "none", "revoked", "The token was revoked"]);
-    const quiet = run([{ type: "failed", error: "earlier" }, { type: "closed", error: null, detail: "" }], live);
+    assert.deepEqual(
+      [revoked.phase, revoked.subState, revoked.stateDetail, revoked.error],
+      ["closed", "none", "revoked", "The token was revoked"],
+    );
+    const quiet = run(
+      [
+        { type: "failed", error: "earlier" },
+        { type: "closed", error: null, detail: "" },
+      ],
+      live,
+    );
     assert.deepEqual([quiet.phase, quiet.error], ["closed", "earlier"]);
   });
 
   test("a subscription: subscribing, subscribed, live; pause survives the end of the subscription", () => {
-    let s = run([{ type: "connected" }, { type: "subscribing" }, { type: "subscribed", info: { path: "/t/k", epoch: "e", partition: 2 } }, { type: "live" }]);
+    let s = run([
+      { type: "connected" },
+      { type: "subscribing" },
+      { type: "subscribed", info: { path: "/t/k", epoch: "e", partition: 2 } },
+      { type: "live" },
+    ]);
     assert.deepEqual([s.subState, s.subInfo], ["live", { path: "/t/k", epoch: "e", partition: 2 }]);
     s = run([{ type: "paused" }, { type: "subscriptionEnded", error: null }], s);
     assert.equal(s.subState, "paused");
@@ -62,7 +97,12 @@ describe("consoleReducer", () => {
   });
 
   test("Disconnect drops the subscription at once and goes idle once the client closed", () => {
-    let s = run([{ type: "connected" }, { type: "subscribed", info: { path: "/t/k", epoch: "e", partition: 0 } }, { type: "live" }, { type: "stopping" }]);
+    let s = run([
+      { type: "connected" },
+      { type: "subscribed", info: { path: "/t/k", epoch: "e", partition: 0 } },
+      { type: "live" },
+      { type: "stopping" },
+    ]);
     assert.deepEqual([s.phase, s.subState, s.subInfo], ["connected", "none", null]);
     s = run([{ type: "closed", error: null, detail: "" }, { type: "stopped" }], s);
     assert.deepEqual([s.phase, s.stateDetail], ["idle", ""]);
@@ -70,7 +110,10 @@ describe("consoleReducer", () => {
 
   test("flushes put the newest first, keep MAX_SHOWN rows, and leave the state alone when nothing changed", () => {
     let s = run([{ type: "flushed", batch: [message(1), message(2)], total: 2, rate: 2 }]);
-    assert.deepEqual(s.rows.map((r) => r.id), [2, 1]);
+    assert.deepEqual(
+      s.rows.map((r) => r.id),
+      [2, 1],
+    );
     assert.deepEqual([s.total, s.rate], [2, 2]);
     const same = run([{ type: "flushed", batch: [], total: 2, rate: 2 }], s);
     assert.equal(same, s);
@@ -85,11 +128,17 @@ describe("consoleReducer", () => {
   test("a batch handed to the reducer is not reordered in place", () => {
     const batch = [message(1), message(2)];
     run([{ type: "flushed", batch, total: 2, rate: 0 }]);
-    assert.deepEqual(batch.map((r) => r.id), [1, 2]);
+    assert.deepEqual(
+      batch.map((r) => r.id),
+      [1, 2],
+    );
   });
 
   test("replay and publish errors are set and cleared by their own requests", () => {
-    let s = run([{ type: "replayChanged", replay: { kind: "time", time: "" } }, { type: "replayRefused", error: { field: "replayTime", message: "pick a time" } }]);
+    let s = run([
+      { type: "replayChanged", replay: { kind: "time", time: "" } },
+      { type: "replayRefused", error: { field: "replayTime", message: "pick a time" } },
+    ]);
     assert.deepEqual(s.replay, { kind: "time", time: "" });
     assert.equal(s.replayError?.field, "replayTime");
     s = run([{ type: "replayRequested" }], s);

@@ -31,7 +31,8 @@ export function seal(plaintext: string, context: string, key: Buffer): string {
 export function open(sealed: string, context: string, key: Buffer): string {
   checkKey(key);
   const parts = sealed.split(".");
-  if (parts[0] !== VERSION) throw new SecretBoxError(`unknown format ${JSON.stringify(parts[0]?.slice(0, 10) ?? "")} (expected ${VERSION})`);
+  if (parts[0] !== VERSION)
+    throw new SecretBoxError(`unknown format ${JSON.stringify(parts[0]?.slice(0, 10) ?? "")} (expected ${VERSION})`);
   if (parts.length !== 4) throw new SecretBoxError("malformed ciphertext");
   const [, ivText, bodyText, tagText] = parts as [string, string, string, string];
   const iv = Buffer.from(ivText, "base64url");

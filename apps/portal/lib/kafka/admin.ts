@@ -33,7 +33,11 @@ export function kafkaBrokers(env: Record<string, string | undefined> = process.e
 }
 
 export const kafkaUnavailable = (detail: string) =>
-  new AppError("unavailable", 503, `Kafka is not reachable (${detail}), so its topics cannot be listed or checked. Try again when Kafka is back.`);
+  new AppError(
+    "unavailable",
+    503,
+    `Kafka is not reachable (${detail}), so its topics cannot be listed or checked. Try again when Kafka is back.`,
+  );
 
 function holderFor(brokers: string[]): Holder {
   // Next.js may bundle this module more than once; keep the clients on globalThis.
@@ -41,7 +45,10 @@ function holderFor(brokers: string[]): Holder {
   g.__sluiceKafkaAdmins ??= holders;
   const id = brokers.join(",");
   let holder = g.__sluiceKafkaAdmins.get(id);
-  if (!holder) g.__sluiceKafkaAdmins.set(id, (holder = {}));
+  if (!holder) {
+    holder = {};
+    g.__sluiceKafkaAdmins.set(id, holder);
+  }
   return holder;
 }
 
@@ -85,9 +92,7 @@ async function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopi
       const names = (await admin.listTopics()).filter((name) => !name.startsWith("__"));
       if (names.length === 0) return [];
       const { topics } = await admin.fetchTopicMetadata({ topics: names });
-      return topics
-        .map((t) => ({ name: t.name, partitions: t.partitions.length }))
-        .sort((a, b) => a.name.localeCompare(b.name));
+      return topics.map((t) => ({ name: t.name, partitions: t.partitions.length })).sort((a, b) => a.name.localeCompare(b.name));
     })();
     work.catch(() => {}); // the deadline may win; the loser must not become an unhandled rejection
     return await Promise.race([work, deadline]);

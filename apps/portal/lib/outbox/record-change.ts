@@ -41,9 +41,7 @@ const OUTBOX_BATCH = 1000;
 
 /** Dates become ISO strings and secrets never reach the audit log. */
 function toJson(value: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(value, (key, v) => (SECRET_FIELDS.has(key) ? "[redacted]" : v)),
-  );
+  return JSON.parse(JSON.stringify(value, (key, v) => (SECRET_FIELDS.has(key) ? "[redacted]" : v)));
 }
 
 const SECRET_FIELDS = new Set(["passwordHash", "privateKeyCiphertext", "secretHash", "tokenHash", "csrfToken", "token", "password"]);

@@ -22,7 +22,8 @@ const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const CONTROL = /\p{Cc}/u;
 
 function validTopic(topic: string): string | undefined {
-  if (!TOPIC.test(topic) || topic === "." || topic === "..") return `topic "${topic.slice(0, 80)}" is not a valid Kafka topic name (A-Z a-z 0-9 . _ -, at most 249)`;
+  if (!TOPIC.test(topic) || topic === "." || topic === "..")
+    return `topic "${topic.slice(0, 80)}" is not a valid Kafka topic name (A-Z a-z 0-9 . _ -, at most 249)`;
   return undefined;
 }
 
@@ -72,7 +73,8 @@ export function parsePattern(entry: string): Parsed<Pattern> {
   if (!entry.startsWith("/")) return { ok: false, reason: "must start with /" };
   const star = entry.indexOf("*");
   if (star >= 0) {
-    if (star !== entry.length - 1 || !entry.endsWith("/*")) return { ok: false, reason: "* is allowed only as the whole last segment (/topic/*); write a literal * as %2A" };
+    if (star !== entry.length - 1 || !entry.endsWith("/*"))
+      return { ok: false, reason: "* is allowed only as the whole last segment (/topic/*); write a literal * as %2A" };
     const rest = entry.slice(0, -2);
     if (rest === "") return { ok: true, value: { canonical: "/*", prefix: "/" } };
     if (!rest.slice(1).includes("/")) {

@@ -23,17 +23,28 @@ function refused(fn: () => unknown): { field: string; message: string }[] {
 
 describe("permissions within grants", () => {
   test("entries covered by grants pass, canonicalised", () => {
-    assert.deepEqual(permissionsWithinGrants({ sub: ["/prices/AAPL", "/prices/x/*", "/prices/*", "/orders/eu"], pub: ["/chat/lobby"], all: ["/orders/eu"] }, grants), {
-      sub: ["/prices/AAPL", "/prices/x/*", "/prices/*", "/orders/eu"],
-      pub: ["/chat/lobby"],
-      all: ["/orders/eu"],
-    });
+    assert.deepEqual(
+      permissionsWithinGrants(
+        { sub: ["/prices/AAPL", "/prices/x/*", "/prices/*", "/orders/eu"], pub: ["/chat/lobby"], all: ["/orders/eu"] },
+        grants,
+      ),
+      {
+        sub: ["/prices/AAPL", "/prices/x/*", "/prices/*", "/orders/eu"],
+        pub: ["/chat/lobby"],
+        all: ["/orders/eu"],
+      },
+    );
     assert.deepEqual(permissionsWithinGrants({ sub: ["/prices/BRK%2eB"] }, grants).sub, ["/prices/BRK.B"]);
   });
 
   test("more than the grants is refused, naming each entry and what is missing", () => {
-    const errors = refused(() => permissionsWithinGrants({ sub: ["/prices/AAPL", "/*"], pub: ["/prices/AAPL"], all: ["/chat/lobby"] }, grants));
-    assert.deepEqual(errors.map((e) => e.field), ["permissions.sub.1", "permissions.pub.0", "permissions.all.0"]);
+    const errors = refused(() =>
+      permissionsWithinGrants({ sub: ["/prices/AAPL", "/*"], pub: ["/prices/AAPL"], all: ["/chat/lobby"] }, grants),
+    );
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ["permissions.sub.1", "permissions.pub.0", "permissions.all.0"],
+    );
     assert.match(errors[1]!.message, /no grant to publish \/prices\/AAPL/);
     assert.match(errors[2]!.message, /no grant to subscribe \/chat\/lobby/);
   });
@@ -72,6 +83,22 @@ describe("revoke-all in whole seconds", () => {
 });
 
 test("claims are exactly PROTOCOL.md's", () => {
-  const claims = buildClaims({ issuer: "sluice", audience: "sluice-gateway", appId: "app", jti: "j", iat: 100, lifetimeSeconds: 60, permissions: { sub: ["/a/b"], pub: [], all: [] } });
-  assert.deepEqual(claims, { iss: "sluice", aud: "sluice-gateway", sub: "app", iat: 100, exp: 160, jti: "j", permissions: { sub: ["/a/b"], pub: [], all: [] } });
+  const claims = buildClaims({
+    issuer: "sluice",
+    audience: "sluice-gateway",
+    appId: "app",
+    jti: "j",
+    iat: 100,
+    lifetimeSeconds: 60,
+    permissions: { sub: ["/a/b"], pub: [], all: [] },
+  });
+  assert.deepEqual(claims, {
+    iss: "sluice",
+    aud: "sluice-gateway",
+    sub: "app",
+    iat: 100,
+    exp: 160,
+    jti: "j",
+    permissions: { sub: ["/a/b"], pub: [], all: [] },
+  });
 });

@@ -3,7 +3,15 @@
 // granularity of "revoke every token of this app" (the gateway compares whole
 // seconds: a token is revoked when iat < tokens_not_before).
 import { AppError, type FieldError } from "../errors";
-import { covers, OPERATIONS_OF, parsePattern, type Op, type Pattern, type PermissionList, type PermissionsClaim } from "../permissions/match";
+import {
+  covers,
+  OPERATIONS_OF,
+  parsePattern,
+  type Op,
+  type Pattern,
+  type PermissionList,
+  type PermissionsClaim,
+} from "../permissions/match";
 
 export interface GrantLike {
   endpointPattern: string;
@@ -40,16 +48,26 @@ export function permissionsWithinGrants(requested: PermissionsClaim, grants: Gra
         errors.push({ field, message: `${parsed.reason}` });
         return;
       }
-      const missing = OPERATIONS_OF[list].filter((op) => !parsedGrants.some((g) => g.operations.includes(op) && covers(g.pattern, parsed.value)));
+      const missing = OPERATIONS_OF[list].filter(
+        (op) => !parsedGrants.some((g) => g.operations.includes(op) && covers(g.pattern, parsed.value)),
+      );
       if (missing.length) {
-        errors.push({ field, message: `the app has no grant to ${missing.join(" and ")} ${parsed.value.canonical}; ask an editor to add one` });
+        errors.push({
+          field,
+          message: `the app has no grant to ${missing.join(" and ")} ${parsed.value.canonical}; ask an editor to add one`,
+        });
         return;
       }
       out[list].push(parsed.value.canonical);
     });
   }
   if (errors.length) {
-    throw new AppError("validation_failed", 422, `A token cannot grant more than its app's grants. ${errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, errors);
+    throw new AppError(
+      "validation_failed",
+      422,
+      `A token cannot grant more than its app's grants. ${errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`,
+      errors,
+    );
   }
   return out;
 }

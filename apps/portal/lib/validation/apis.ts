@@ -50,7 +50,12 @@ export const updateApiInput = z.object({
 export type UpdateApiInput = z.output<typeof updateApiInput>;
 
 export const listApisQuery = pageQuery.extend({
-  q: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Searches name, description and tags (case-insensitive)"),
+  q: z
+    .string()
+    .trim()
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .describe("Searches name, description and tags (case-insensitive)"),
   tag: tag.optional().describe("Only APIs with this tag"),
 });
 

@@ -25,7 +25,10 @@ describe("checkEndpoint: where the endpoint points", () => {
   test("topic + key gives the canonical path", () => {
     const r = checkEndpoint({ ...base, topic: "news", key: "café/today" });
     assert.ok(r.ok);
-    assert.deepEqual([r.fields.path, r.fields.topic, r.fields.key, r.fields.keyParam], ["/news/caf%C3%A9/today", "news", "café/today", null]);
+    assert.deepEqual(
+      [r.fields.path, r.fields.topic, r.fields.key, r.fields.keyParam],
+      ["/news/caf%C3%A9/today", "news", "café/today", null],
+    );
   });
   test("topic + keyParam gives /topic/{param}", () => {
     const r = checkEndpoint({ ...base, topic: "prices", keyParam: "symbol" });
@@ -55,19 +58,25 @@ describe("checkEndpoint: schema and examples", () => {
   const schema = { type: "object", required: ["price"], properties: { price: { type: "number" } } };
   test("a draft 2020-12 schema is accepted and examples are checked against it", () => {
     assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: schema, examples: [{ price: 1 }] }), []);
-    assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: schema, examples: [{ price: 1 }, { price: "x" }] }), ["examples.1"]);
+    assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: schema, examples: [{ price: 1 }, { price: "x" }] }), [
+      "examples.1",
+    ]);
   });
   test("an invalid schema is refused", () => {
     assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: { type: "objekt" } }), ["jsonSchema"]);
     assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: { $ref: "#/missing" } }), ["jsonSchema"]);
-    assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: { $schema: "http://json-schema.org/draft-07/schema#" } }), ["jsonSchema"]);
+    assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", jsonSchema: { $schema: "http://json-schema.org/draft-07/schema#" } }), [
+      "jsonSchema",
+    ]);
   });
   test("a schema only with the json format", () => {
     assert.deepEqual(fieldsOf({ ...base, payloadFormat: "text", topic: "t", key: "k", jsonSchema: schema }), ["jsonSchema"]);
   });
   test("examples fit the payload format", () => {
     assert.deepEqual(fieldsOf({ ...base, payloadFormat: "text", topic: "t", key: "k", examples: ["hello", 3] }), ["examples.1"]);
-    assert.deepEqual(fieldsOf({ ...base, payloadFormat: "bytes", topic: "t", key: "k", examples: ["aGVsbG8=", "not base64!"] }), ["examples.1"]);
+    assert.deepEqual(fieldsOf({ ...base, payloadFormat: "bytes", topic: "t", key: "k", examples: ["aGVsbG8=", "not base64!"] }), [
+      "examples.1",
+    ]);
     assert.deepEqual(fieldsOf({ ...base, topic: "t", key: "k", examples: [{ a: 1 }, "text is JSON too", 3] }), []);
   });
 });
@@ -76,19 +85,38 @@ describe("input shapes", () => {
   test("operations must be a non-empty subset", () => {
     assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: [] }), ["operations"]);
     assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["read"] }), ["operations.0"]);
-    assert.deepEqual(parseInput(createEndpointInput, { topic: "t", key: "k", operations: ["publish", "subscribe", "publish"] }).operations, ["subscribe", "publish"]);
+    assert.deepEqual(
+      parseInput(createEndpointInput, { topic: "t", key: "k", operations: ["publish", "subscribe", "publish"] }).operations,
+      ["subscribe", "publish"],
+    );
   });
   test("format, schema type, examples count and description length", () => {
-    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], payloadFormat: "xml" }), ["payloadFormat"]);
-    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], jsonSchema: [1] }), ["jsonSchema"]);
-    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], examples: Array(11).fill(1) }), ["examples"]);
-    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], description: "x".repeat(2001) }), ["description"]);
+    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], payloadFormat: "xml" }), [
+      "payloadFormat",
+    ]);
+    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], jsonSchema: [1] }), [
+      "jsonSchema",
+    ]);
+    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], examples: Array(11).fill(1) }), [
+      "examples",
+    ]);
+    assert.deepEqual(
+      fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], description: "x".repeat(2001) }),
+      ["description"],
+    );
   });
   test("API fields: name, version, tags", () => {
     assert.deepEqual(fieldsOfParse(createApiInput, { name: "", version: "1.0.0" }), ["name"]);
     assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "v 1" }), ["version"]);
     assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1", tags: ["ok", "not ok"] }), ["tags.1"]);
-    assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), ["tags"]);
-    assert.deepEqual(parseInput(createApiInput, { name: " Prices ", version: "1.0.0", tags: ["Market-Data", "market-data"] }), { name: "Prices", version: "1.0.0", description: "", tags: ["market-data"] });
+    assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), [
+      "tags",
+    ]);
+    assert.deepEqual(parseInput(createApiInput, { name: " Prices ", version: "1.0.0", tags: ["Market-Data", "market-data"] }), {
+      name: "Prices",
+      version: "1.0.0",
+      description: "",
+      tags: ["market-data"],
+    });
   });
 });

@@ -24,7 +24,11 @@ const jsonSchema = z.record(z.string(), z.unknown(), "must be a JSON object (a J
 const examples = z.array(z.unknown(), "must be a list of example messages").max(MAX_EXAMPLES, `at most ${MAX_EXAMPLES} examples`);
 
 const target = {
-  path: z.string("must be text").max(3000, "is too long").optional().describe("`/topic/key` or `/topic/{param}`; alternative to topic + key/keyParam"),
+  path: z
+    .string("must be text")
+    .max(3000, "is too long")
+    .optional()
+    .describe("`/topic/key` or `/topic/{param}`; alternative to topic + key/keyParam"),
   topic: z.string("must be text").optional().describe("The Kafka topic (must exist)"),
   key: z.string("must be text").optional().describe("The exact record key (may contain /)"),
   keyParam: z.string("must be text").optional().describe("A parameter name: the endpoint /topic/{keyParam} covers every key of the topic"),
@@ -117,25 +121,25 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
       else if (!topicIssue) where = { path: buildPath(topic, { keyParam: draft.keyParam! }), topic, key: null, keyParam: draft.keyParam! };
     }
   }
-  if (where?.topic.startsWith("__") && draft.path !== undefined) fail("path", "names an internal topic (its name starts with __), which cannot be exposed");
+  if (where?.topic.startsWith("__") && draft.path !== undefined)
+    fail("path", "names an internal topic (its name starts with __), which cannot be exposed");
 
   let validate: ReturnType<typeof compileJsonSchema> | undefined;
   if (draft.jsonSchema) {
-    if (draft.payloadFormat !== "json") fail("jsonSchema", `only json endpoints can have a schema; this one is ${draft.payloadFormat}. Remove the schema or choose json`);
+    if (draft.payloadFormat !== "json")
+      fail("jsonSchema", `only json endpoints can have a schema; this one is ${draft.payloadFormat}. Remove the schema or choose json`);
     else {
       validate = compileJsonSchema(draft.jsonSchema);
       if (!validate.ok) fail("jsonSchema", validate.message);
     }
   }
 
-  draft.examples.forEach((example, i) => {
-    const field = `examples.${i}`;
-    if (example === undefined) return fail(field, "is missing");
-    if (Buffer.byteLength(JSON.stringify(example), "utf8") > EXAMPLE_MAX_BYTES) return fail(field, `must be at most ${EXAMPLE_MAX_BYTES / 1024} KB`);
-    if (draft.payloadFormat === "text" && typeof example !== "string") return fail(field, "must be a string: this endpoint's payload format is text");
-    if (draft.payloadFormat === "bytes" && (typeof example !== "string" || !isBase64(example))) return fail(field, "must be a base64 string: this endpoint's payload format is bytes");
-    if (validate?.ok && !validate.validate(example)) fail(field, `does not match the schema: ${describeErrors(validate.validate.errors)}`);
-  });
+  for (const [i, example] of draft.examples.entries()) {
+    const problem = exampleProblem(example, draft.payloadFormat);
+    if (problem) fail(`examples.${i}`, problem);
+    else if (validate?.ok && !validate.validate(example))
+      fail(`examples.${i}`, `does not match the schema: ${describeErrors(validate.validate.errors)}`);
+  }
 
   if (errors.length || !where) return { ok: false, errors };
   return {
@@ -149,6 +153,16 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
       examples: draft.examples,
     },
   };
+}
+
+/** Why an example cannot be a message of this payload format, or undefined when it can. */
+function exampleProblem(example: unknown, format: PayloadFormat): string | undefined {
+  if (example === undefined) return "is missing";
+  if (Buffer.byteLength(JSON.stringify(example), "utf8") > EXAMPLE_MAX_BYTES) return `must be at most ${EXAMPLE_MAX_BYTES / 1024} KB`;
+  if (format === "text" && typeof example !== "string") return "must be a string: this endpoint's payload format is text";
+  if (format === "bytes" && (typeof example !== "string" || !isBase64(example)))
+    return "must be a base64 string: this endpoint's payload format is bytes";
+  return undefined;
 }
 
 function isBase64(text: string): boolean {

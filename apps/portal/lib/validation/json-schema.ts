@@ -14,14 +14,19 @@ export type SchemaCheck = { ok: true; validate: ValidateFunction } | { ok: false
 
 /** Compiles a draft 2020-12 schema, or says in one sentence why it is not one. */
 export function compileJsonSchema(schema: unknown): SchemaCheck {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return { ok: false, message: "must be a JSON object (a JSON Schema)" };
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    return { ok: false, message: "must be a JSON object (a JSON Schema)" };
   const declared = (schema as { $schema?: unknown }).$schema;
   if (declared !== undefined && declared !== "https://json-schema.org/draft/2020-12/schema") {
-    return { ok: false, message: `must be JSON Schema draft 2020-12; $schema is ${JSON.stringify(declared)} (use "https://json-schema.org/draft/2020-12/schema" or leave $schema out)` };
+    return {
+      ok: false,
+      message: `must be JSON Schema draft 2020-12; $schema is ${JSON.stringify(declared)} (use "https://json-schema.org/draft/2020-12/schema" or leave $schema out)`,
+    };
   }
   const ajv = newAjv();
   try {
-    if (!ajv.validateSchema(schema)) return { ok: false, message: `is not a valid JSON Schema (draft 2020-12): ${describeErrors(ajv.errors)}` };
+    if (!ajv.validateSchema(schema))
+      return { ok: false, message: `is not a valid JSON Schema (draft 2020-12): ${describeErrors(ajv.errors)}` };
     return { ok: true, validate: ajv.compile(schema) };
   } catch (err) {
     return { ok: false, message: `is not a usable JSON Schema: ${(err as Error).message}` };

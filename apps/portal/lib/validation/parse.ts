@@ -1,6 +1,6 @@
 // Turns zod's issues into our AppError, one FieldError per bad field, so the API
 // (problem+json) and the forms (messages beside inputs) name the same fields.
-import { z } from "zod";
+import type { z } from "zod";
 
 import { AppError, type FieldError } from "../errors";
 

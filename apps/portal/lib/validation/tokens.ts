@@ -16,7 +16,10 @@ export const mintTokenInput = z.object({
       all: entries.describe("Endpoints or wildcards the token may subscribe and publish to"),
     })
     .strict()
-    .refine((p) => (p.sub?.length ?? 0) + (p.pub?.length ?? 0) + (p.all?.length ?? 0) > 0, "choose at least one endpoint: a token without permissions could do nothing"),
+    .refine(
+      (p) => (p.sub?.length ?? 0) + (p.pub?.length ?? 0) + (p.all?.length ?? 0) > 0,
+      "choose at least one endpoint: a token without permissions could do nothing",
+    ),
   lifetimeSeconds: z
     .number({ error: "must be a number of seconds" })
     .int("must be a whole number of seconds")

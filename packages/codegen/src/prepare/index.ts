@@ -40,6 +40,8 @@ async function asset(relativePath: string): Promise<string> {
   try {
     return await readFile(join(ASSETS_DIR, relativePath), "utf8");
   } catch {
-    throw new Error(`@sluice/codegen: ${relativePath} is missing from ${ASSETS_DIR}; build the package (pnpm --filter @sluice/codegen build)`);
+    throw new Error(
+      `@sluice/codegen: ${relativePath} is missing from ${ASSETS_DIR}; build the package (pnpm --filter @sluice/codegen build)`,
+    );
   }
 }

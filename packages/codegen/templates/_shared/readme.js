@@ -35,7 +35,7 @@ export function readme(sluice, lang) {
     "```",
     "",
     `- \`subscribe PATH [--from earliest|latest|<ms>]\` prints \`{"subscribed":PATH}\` once the gateway accepted the subscription, then one JSON line per message (\`endpoint\`, \`partition\`, \`seq\`, \`epoch\`, \`key\`, \`data\`, \`ts\`; \`encoding\` for base64 data) until stopped. Status lines (reconnects, gaps) go to stderr.`,
-    "- `publish PATH JSON` prints the acknowledgement `{\"endpoint\",\"epoch\",\"partition\",\"seq\"}` and exits 0; otherwise it exits 1 with the gateway's error on stderr (2 for bad usage). On a `bytes` endpoint JSON is a string whose UTF-8 bytes are sent.",
+    '- `publish PATH JSON` prints the acknowledgement `{"endpoint","epoch","partition","seq"}` and exits 0; otherwise it exits 1 with the gateway\'s error on stderr (2 for bad usage). On a `bytes` endpoint JSON is a string whose UTF-8 bytes are sent.',
     "- PATH is a concrete endpoint: `/topic/key`, each key segment percent-encoded.",
     "",
     "## Endpoints",
@@ -44,7 +44,10 @@ export function readme(sluice, lang) {
     "| --- | --- | --- | --- |",
     ...model.channels.map((c) => {
       const ops = [c.subscribe && "subscribe", c.publish && "publish"].filter(Boolean).join(", ");
-      return `| \`${c.address}\` | ${ops} | ${c.payloadFormat}${c.schema ? " (JSON Schema)" : ""} | ${lang.functions(c).map((f) => `\`${f}\``).join(", ")} |`;
+      return `| \`${c.address}\` | ${ops} | ${c.payloadFormat}${c.schema ? " (JSON Schema)" : ""} | ${lang
+        .functions(c)
+        .map((f) => `\`${f}\``)
+        .join(", ")} |`;
     }),
     "",
     "## Use it as a library",
@@ -62,7 +65,9 @@ export function readme(sluice, lang) {
     "",
     ...lang.files.map(([path, what]) => `- \`${path}\` — ${what}`),
     "",
-    "Every file starts with a \"generated, do not edit\" line" + (lang.exempt ? ` (except ${lang.exempt})` : "") + ": regenerate the client from the portal instead of editing it.",
+    'Every file starts with a "generated, do not edit" line' +
+      (lang.exempt ? ` (except ${lang.exempt})` : "") +
+      ": regenerate the client from the portal instead of editing it.",
     "",
   ];
   return lines.join("\n").replace(/\n{3,}/g, "\n\n");

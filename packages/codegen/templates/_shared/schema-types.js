@@ -54,7 +54,8 @@ export function typeTree(schema, rootName) {
       }
       return withDescription({ kind: "any" });
     }
-    if ("const" in node) return typeof node.const === "string" ? withDescription({ kind: "enum", values: [node.const] }) : withDescription({ kind: "any" });
+    if ("const" in node)
+      return typeof node.const === "string" ? withDescription({ kind: "enum", values: [node.const] }) : withDescription({ kind: "any" });
     let types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     const nullable = types.includes("null") && types.length > 1;
     types = types.filter((t) => t !== "null" || !nullable);
@@ -78,7 +79,10 @@ export function typeTree(schema, rootName) {
       case "null":
         return mark({ kind: types[0] });
       case "array": {
-        const items = node.items && typeof node.items === "object" && !Array.isArray(node.items) ? walk(node.items, `${name}Item`, depth + 1, seen) : { kind: "any" };
+        const items =
+          node.items && typeof node.items === "object" && !Array.isArray(node.items)
+            ? walk(node.items, `${name}Item`, depth + 1, seen)
+            : { kind: "any" };
         return mark({ kind: "array", items });
       }
       case "object": {
@@ -146,5 +150,8 @@ export function snake(text) {
 
 /** A comment-safe single paragraph. */
 export function oneLine(text) {
-  return String(text ?? "").replace(/\s+/g, " ").trim().replaceAll("*/", "* /");
+  return String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replaceAll("*/", "* /");
 }

@@ -15,16 +15,20 @@ import { fileURLToPath } from "node:url";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { Kafka, logLevel, type Admin, type Producer } from "kafkajs";
 
-export const brokers = (process.env["KAFKA_BROKERS"] ?? "127.0.0.1:9092").split(",");
+export const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
 
 const gatewayDir = fileURLToPath(new URL("../../../../apps/gateway", import.meta.url));
 
 /** buildGateway returns the path of a gateway binary, building it once with the local Go toolchain. */
 export function buildGateway(workDir: string): string {
-  const given = process.env["SLUICE_GATEWAY_BIN"];
+  const given = process.env.SLUICE_GATEWAY_BIN;
   if (given) return given;
   const bin = join(workDir, "sluice-gateway");
-  execFileSync("go", ["build", "-o", bin, "./cmd/gateway"], { cwd: gatewayDir, env: { ...process.env, GOTOOLCHAIN: "local" }, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", bin, "./cmd/gateway"], {
+    cwd: gatewayDir,
+    env: { ...process.env, GOTOOLCHAIN: "local" },
+    stdio: "inherit",
+  });
   return bin;
 }
 
@@ -82,7 +86,13 @@ export class Harness {
     const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
     this.privateKey = privateKey;
     const jwk = await exportJWK(publicKey);
-    await this.putCatalog(`key/${this.kid}`, { v: 1, kid: this.kid, alg: "ES256", status: "active", jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } });
+    await this.putCatalog(`key/${this.kid}`, {
+      v: 1,
+      kid: this.kid,
+      alg: "ES256",
+      status: "active",
+      jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
+    });
     await this.putCatalog(`app/${this.app}`, { v: 1, id: this.app, name: "SDK integration", tokens_not_before: null });
     await this.putCatalog("endpoint/sdk-ep", {
       v: 1,
@@ -100,7 +110,11 @@ export class Harness {
   }
 
   async putCatalog(key: string, value: unknown): Promise<void> {
-    await this.producer.send({ topic: this.catalogTopic, acks: -1, messages: [{ key, value: value === null ? null : JSON.stringify(value) }] });
+    await this.producer.send({
+      topic: this.catalogTopic,
+      acks: -1,
+      messages: [{ key, value: value === null ? null : JSON.stringify(value) }],
+    });
   }
 
   /** token mints an ES256 token for the app that may subscribe to and publish on every key of the topic. */
@@ -120,9 +134,22 @@ export class Harness {
   /** startGateway starts the binary on this.port and waits until /readyz answers 200. */
   async startGateway(): Promise<void> {
     const log = createWriteStream(join(this.workDir, `gateway-${++this.starts}.log`));
-    const gw = spawn(this.bin, ["-addr", `127.0.0.1:${this.port}`, "-kafka-brokers", brokers.join(","), "-catalog-topic", this.catalogTopic, "-shutdown-grace", "2s"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const gw = spawn(
+      this.bin,
+      [
+        "-addr",
+        `127.0.0.1:${this.port}`,
+        "-kafka-brokers",
+        brokers.join(","),
+        "-catalog-topic",
+        this.catalogTopic,
+        "-shutdown-grace",
+        "2s",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     gw.stdout?.pipe(log);
     gw.stderr?.pipe(log);
     this.gateway = gw;

@@ -50,7 +50,9 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
     const received = new Map<string, Message<{ key: string; n: number }>[]>(KEYS.map((k) => [k, []]));
     const subs = KEYS.map((k) => {
       // "earliest" on a fresh topic: nothing can race past the subscription.
-      const sub = client.subscribe<{ key: string; n: number }>(`/${h.topic}/${k}`, (m) => void received.get(k)?.push(m), { from: "earliest" });
+      const sub = client.subscribe<{ key: string; n: number }>(`/${h.topic}/${k}`, (m) => void received.get(k)?.push(m), {
+        from: "earliest",
+      });
       sub.on("gap", (g) => gaps.push(g));
       return sub;
     });
@@ -100,11 +102,18 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
         `key ${k}: every record exactly once, in order`,
       );
       const seqs = msgs.map((m) => m.position.seq);
-      assert.ok(seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as number)), `key ${k}: seq strictly increasing`);
+      assert.ok(
+        seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as number)),
+        `key ${k}: seq strictly increasing`,
+      );
       assert.equal(new Set(msgs.map((m) => m.position.partition)).size, 1, `key ${k}: one partition`);
     }
     assert.equal(count(), TOTAL);
-    assert.deepEqual(fixedGot, Array.from({ length: perKey }, (_, i) => i), "the fixed-token client: every record exactly once");
+    assert.deepEqual(
+      fixedGot,
+      Array.from({ length: perKey }, (_, i) => i),
+      "the fixed-token client: every record exactly once",
+    );
     assert.equal(fixed.state, "connected");
     assert.ok(deliveredBeforeKill < TOTAL, "the kill happened mid-stream");
     assert.ok(drops.length >= 1, "the client saw the connection drop");
@@ -116,7 +125,11 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
   });
 
   it("a latest subscription that has received nothing resumes from its acknowledged start: what was produced while the gateway was down arrives, exactly once", async () => {
-    const client = await connect(h.wsUrl, { getToken: () => h.token(), WebSocket: WS, backoff: { initialDelayMs: 100, maxDelayMs: 1_000 } });
+    const client = await connect(h.wsUrl, {
+      getToken: () => h.token(),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 100, maxDelayMs: 1_000 },
+    });
     clients.push(client);
     const endpoint = `/${h.topic}/quiet`;
     const got: Message<{ n: number }>[] = [];
@@ -130,7 +143,10 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
     await h.startGateway();
     await waitFor(() => got.length >= 3, "the three records produced while the gateway was down");
     await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
-    assert.deepEqual(got.map((m) => m.data.n), [0, 1, 2]);
+    assert.deepEqual(
+      got.map((m) => m.data.n),
+      [0, 1, 2],
+    );
     assert.ok(got.every((m) => m.position.partition === info.partition && m.position.seq > (info.seq as number)));
   });
 
@@ -164,7 +180,11 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
 
   it("closes with RevokedError and does not reconnect when the token is revoked", async () => {
     const jti = `revoke-me-${h.run}`;
-    const client = await connect(h.wsUrl, { getToken: () => h.token({ jti }), WebSocket: WS, backoff: { initialDelayMs: 50, maxDelayMs: 100 } });
+    const client = await connect(h.wsUrl, {
+      getToken: () => h.token({ jti }),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 50, maxDelayMs: 100 },
+    });
     clients.push(client);
     const closed = new Promise<{ error?: SluiceError }>((resolve) => client.once("closed", resolve));
     let connects = 0;

@@ -4,8 +4,5 @@
 export const dynamic = "force-dynamic";
 
 export function GET(): Response {
-  return Response.json(
-    { status: "ok", service: "portal" },
-    { headers: { "Cache-Control": "no-store" } },
-  );
+  return Response.json({ status: "ok", service: "portal" }, { headers: { "Cache-Control": "no-store" } });
 }

@@ -136,12 +136,23 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
         ) : null}
         {page.items.length === 0 ? (
           query.q ? (
-            <EmptyState title="No endpoints match" action={<ButtonLink variant="secondary" href={`/apis/${api.id}`}>Show all endpoints</ButtonLink>}>
+            <EmptyState
+              title="No endpoints match"
+              action={
+                <ButtonLink variant="secondary" href={`/apis/${api.id}`}>
+                  Show all endpoints
+                </ButtonLink>
+              }
+            >
               No endpoint of this API has “{query.q}” in its path or description.
             </EmptyState>
           ) : (
-            <EmptyState title="No endpoints yet" action={canEdit ? <ButtonLink href={`/apis/${api.id}/endpoints/new`}>Add the first endpoint</ButtonLink> : null}>
-              An endpoint exposes one key of a Kafka topic (<code>/orders/customer-42</code>) or every key (<code>{"/orders/{customerId}"}</code>).
+            <EmptyState
+              title="No endpoints yet"
+              action={canEdit ? <ButtonLink href={`/apis/${api.id}/endpoints/new`}>Add the first endpoint</ButtonLink> : null}
+            >
+              An endpoint exposes one key of a Kafka topic (<code>/orders/customer-42</code>) or every key (
+              <code>{"/orders/{customerId}"}</code>).
             </EmptyState>
           )
         ) : (
@@ -158,7 +169,10 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
               {page.items.map((e) => (
                 <tr key={e.id}>
                   <Td>
-                    <Link href={`/apis/${api.id}/endpoints/${e.id}`} className="font-mono text-sm font-medium break-all text-teal-800 hover:underline">
+                    <Link
+                      href={`/apis/${api.id}/endpoints/${e.id}`}
+                      className="font-mono text-sm font-medium break-all text-teal-800 hover:underline"
+                    >
                       {e.path}
                     </Link>
                   </Td>

@@ -18,7 +18,15 @@ import { listTokens } from "@/lib/domain/tokens/list-tokens";
 import { formatDateTime, formatRelativeSeconds } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
 
-import { AddGrantForm, AppForm, DeleteAppButton, MintTokenForm, RemoveGrantButton, RevokeAllTokensButton, RevokeTokenButton } from "../app-forms";
+import {
+  AddGrantForm,
+  AppForm,
+  DeleteAppButton,
+  MintTokenForm,
+  RemoveGrantButton,
+  RevokeAllTokensButton,
+  RevokeTokenButton,
+} from "../app-forms";
 
 export const metadata: Metadata = { title: "App · Sluice" };
 
@@ -28,7 +36,10 @@ const statusTone = { active: "teal", expired: "slate", revoked: "red" } as const
 function lifetimeChoices(max: number) {
   const choices = LIFETIMES.filter((s) => s <= max);
   if (!choices.includes(max)) choices.push(max);
-  return choices.map((seconds) => ({ seconds, label: seconds === max ? `${formatRelativeSeconds(seconds)} (maximum)` : formatRelativeSeconds(seconds) }));
+  return choices.map((seconds) => ({
+    seconds,
+    label: seconds === max ? `${formatRelativeSeconds(seconds)} (maximum)` : formatRelativeSeconds(seconds),
+  }));
 }
 
 function PermissionList({ permissions }: { permissions: unknown }) {
@@ -45,7 +56,13 @@ function PermissionList({ permissions }: { permissions: unknown }) {
   );
 }
 
-export default async function AppPage({ params, searchParams }: { params: Promise<{ appId: string }>; searchParams: Promise<{ cursor?: string }> }) {
+export default async function AppPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ appId: string }>;
+  searchParams: Promise<{ cursor?: string }>;
+}) {
   const { appId } = await params;
   const { cursor } = await searchParams;
   const actor = await pageActor("viewer", `/apps/${appId}`);
@@ -76,56 +93,65 @@ export default async function AppPage({ params, searchParams }: { params: Promis
       />
 
       {isConsole ? (
-        <p className="mb-10 max-w-3xl rounded-lg border border-teal-200 bg-teal-50 p-4 text-sm text-teal-900" data-testid="console-app-note">
-          The portal&apos;s live console mints this app&apos;s tokens when a signed-in user clicks <strong>Try it</strong> on an endpoint page: each names that one
-          endpoint, lives ten minutes and is listed below with the user who asked for it. The app has no grants and cannot be deleted; revoke its tokens
-          here.
+        <p
+          className="mb-10 max-w-3xl rounded-lg border border-teal-200 bg-teal-50 p-4 text-sm text-teal-900"
+          data-testid="console-app-note"
+        >
+          The portal&apos;s live console mints this app&apos;s tokens when a signed-in user clicks <strong>Try it</strong> on an endpoint
+          page: each names that one endpoint, lives ten minutes and is listed below with the user who asked for it. The app has no grants
+          and cannot be deleted; revoke its tokens here.
         </p>
       ) : (
-      <section aria-labelledby="grants-heading" className="mb-10">
-        <h2 id="grants-heading" className="mb-1 text-lg font-semibold">
-          Grants
-        </h2>
-        <p className="mb-4 text-sm text-slate-600">What tokens of this app may be allowed to do. {editor ? "" : "Editors and admins set grants; ask one for access."}</p>
-        {grants.length === 0 ? (
-          <EmptyState title="No grants yet">{editor ? "Add one below: an endpoint path or a wildcard such as /prices/*." : "An editor or admin must grant this app endpoints before you can mint tokens."}</EmptyState>
-        ) : (
-          <Table caption="Grants">
-            <thead>
-              <tr>
-                <Th>Endpoint pattern</Th>
-                <Th>Operations</Th>
-                <Th>Granted</Th>
-                {editor ? (
-                  <Th>
-                    <span className="sr-only">Actions</span>
-                  </Th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {grants.map((g) => (
-                <tr key={g.id}>
-                  <Td className="font-mono text-xs">{g.endpointPattern}</Td>
-                  <Td>{g.operations.join(", ")}</Td>
-                  <Td>{formatDateTime(g.createdAt)}</Td>
+        <section aria-labelledby="grants-heading" className="mb-10">
+          <h2 id="grants-heading" className="mb-1 text-lg font-semibold">
+            Grants
+          </h2>
+          <p className="mb-4 text-sm text-slate-600">
+            What tokens of this app may be allowed to do. {editor ? "" : "Editors and admins set grants; ask one for access."}
+          </p>
+          {grants.length === 0 ? (
+            <EmptyState title="No grants yet">
+              {editor
+                ? "Add one below: an endpoint path or a wildcard such as /prices/*."
+                : "An editor or admin must grant this app endpoints before you can mint tokens."}
+            </EmptyState>
+          ) : (
+            <Table caption="Grants">
+              <thead>
+                <tr>
+                  <Th>Endpoint pattern</Th>
+                  <Th>Operations</Th>
+                  <Th>Granted</Th>
                   {editor ? (
-                    <Td className="text-right">
-                      <RemoveGrantButton appId={app.id} grantId={g.id} pattern={g.endpointPattern} />
-                    </Td>
+                    <Th>
+                      <span className="sr-only">Actions</span>
+                    </Th>
                   ) : null}
                 </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-        {editor ? (
-          <div className="mt-4 rounded-lg border border-slate-200 p-5">
-            <h3 className="mb-3 text-base font-semibold">Add a grant</h3>
-            <AddGrantForm appId={app.id} />
-          </div>
-        ) : null}
-      </section>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {grants.map((g) => (
+                  <tr key={g.id}>
+                    <Td className="font-mono text-xs">{g.endpointPattern}</Td>
+                    <Td>{g.operations.join(", ")}</Td>
+                    <Td>{formatDateTime(g.createdAt)}</Td>
+                    {editor ? (
+                      <Td className="text-right">
+                        <RemoveGrantButton appId={app.id} grantId={g.id} pattern={g.endpointPattern} />
+                      </Td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+          {editor ? (
+            <div className="mt-4 rounded-lg border border-slate-200 p-5">
+              <h3 className="mb-3 text-base font-semibold">Add a grant</h3>
+              <AddGrantForm appId={app.id} />
+            </div>
+          ) : null}
+        </section>
       )}
 
       <section aria-labelledby="tokens-heading" className="mb-10">
@@ -133,16 +159,26 @@ export default async function AppPage({ params, searchParams }: { params: Promis
           Tokens
         </h2>
         <p className="mb-4 text-sm text-slate-600">
-          Clients connect to the gateway with a token (a signed JWT). Verify tokens with the <a className="text-teal-800 underline" href="/.well-known/jwks.json">JWKS</a>.
+          Clients connect to the gateway with a token (a signed JWT). Verify tokens with the{" "}
+          <a className="text-teal-800 underline" href="/.well-known/jwks.json">
+            JWKS
+          </a>
+          .
         </p>
         {grants.length > 0 ? (
           <div className="mb-6 rounded-lg border border-slate-200 p-5">
             <h3 className="mb-3 text-base font-semibold">Mint a token</h3>
-            <MintTokenForm appId={app.id} grants={grants.map((g) => ({ pattern: g.endpointPattern, operations: g.operations }))} lifetimes={lifetimeChoices(maxLifetimeSeconds)} />
+            <MintTokenForm
+              appId={app.id}
+              grants={grants.map((g) => ({ pattern: g.endpointPattern, operations: g.operations }))}
+              lifetimes={lifetimeChoices(maxLifetimeSeconds)}
+            />
           </div>
         ) : null}
         {tokens.items.length === 0 ? (
-          <EmptyState title="No tokens yet">{grants.length ? "Mint one above." : "Tokens can be minted once the app has grants."}</EmptyState>
+          <EmptyState title="No tokens yet">
+            {grants.length ? "Mint one above." : "Tokens can be minted once the app has grants."}
+          </EmptyState>
         ) : (
           <>
             <Table caption="Tokens">

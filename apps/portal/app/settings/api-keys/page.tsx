@@ -22,7 +22,11 @@ export default async function ApiKeysPage() {
         title="Personal API keys"
         description={
           <>
-            Keys authenticate scripts against the management API (<a className="text-teal-800 underline" href="/api/v1/openapi.json">OpenAPI document</a>) as you, with your role ({actor.role}). Send one as{" "}
+            Keys authenticate scripts against the management API (
+            <a className="text-teal-800 underline" href="/api/v1/openapi.json">
+              OpenAPI document
+            </a>
+            ) as you, with your role ({actor.role}). Send one as{" "}
             <code className="rounded bg-slate-100 px-1">Authorization: Bearer slk_…</code>.
           </>
         }
@@ -59,7 +63,9 @@ export default async function ApiKeysPage() {
                 <Td>{formatDateTime(k.createdAt)}</Td>
                 <Td>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</Td>
                 <Td>{k.expiresAt ? formatDateTime(k.expiresAt) : "never"}</Td>
-                <Td className="text-right">{k.revokedAt ? <Badge tone="red">revoked</Badge> : <RevokeApiKeyButton keyId={k.id} name={k.name} />}</Td>
+                <Td className="text-right">
+                  {k.revokedAt ? <Badge tone="red">revoked</Badge> : <RevokeApiKeyButton keyId={k.id} name={k.name} />}
+                </Td>
               </tr>
             ))}
           </tbody>

@@ -10,6 +10,9 @@ export async function rotateSigningKeyAction(_prev: FormState, form: FormData): 
   return runFormAction(form, "admin", async ({ db, actor }) => {
     const { active, retired } = await rotateSigningKey({ db, actor });
     revalidatePath("/settings/signing-keys");
-    return { ok: true, message: `New tokens are signed with ${active.kid}.${retired ? ` ${retired.kid} is retired and stays in the JWKS until its tokens expire.` : ""}` };
+    return {
+      ok: true,
+      message: `New tokens are signed with ${active.kid}.${retired ? ` ${retired.kid} is retired and stays in the JWKS until its tokens expire.` : ""}`,
+    };
   });
 }

@@ -24,7 +24,8 @@ export default async function SigningKeysPage() {
         title="Signing keys"
         description={
           <>
-            Tokens are signed with the active key (ES256). Private keys are stored encrypted with SLUICE_SECRET_KEY. A retired key stays in the{" "}
+            Tokens are signed with the active key (ES256). Private keys are stored encrypted with SLUICE_SECRET_KEY. A retired key stays in
+            the{" "}
             <a className="text-teal-800 underline" href="/.well-known/jwks.json">
               JWKS
             </a>{" "}
@@ -61,7 +62,9 @@ export default async function SigningKeysPage() {
                 <Td>{k.retiredAt ? formatDateTime(k.retiredAt) : "—"}</Td>
                 <Td>
                   {k.unexpiredTokens}
-                  {k.lastTokenExpiresAt && k.state === "retired" ? <span className="block text-xs text-slate-500">until {formatDateTime(k.lastTokenExpiresAt)}</span> : null}
+                  {k.lastTokenExpiresAt && k.state === "retired" ? (
+                    <span className="block text-xs text-slate-500">until {formatDateTime(k.lastTokenExpiresAt)}</span>
+                  ) : null}
                 </Td>
               </tr>
             ))}

@@ -17,7 +17,10 @@ export default async function UsersPage() {
   const users = await listUsers({ db: getDb(), actor });
   return (
     <>
-      <PageHeader title="Users" description="Invite people and choose their role. An invitation is a one-time link you pass on; the invitee sets their own password." />
+      <PageHeader
+        title="Users"
+        description="Invite people and choose their role. An invitation is a one-time link you pass on; the invitee sets their own password."
+      />
       <section aria-labelledby="invite" className="mb-8 rounded-lg border border-slate-200 p-5">
         <h2 id="invite" className="mb-3 text-base font-semibold">
           Invite a user
@@ -40,7 +43,15 @@ export default async function UsersPage() {
                 <div className="font-medium">{u.email}</div>
                 {u.displayName ? <div className="text-xs text-slate-500">{u.displayName}</div> : null}
               </Td>
-              <Td>{u.disabledAt ? <Badge tone="red">disabled</Badge> : u.invitationPending ? <Badge tone="amber">invited</Badge> : <Badge tone="teal">active</Badge>}</Td>
+              <Td>
+                {u.disabledAt ? (
+                  <Badge tone="red">disabled</Badge>
+                ) : u.invitationPending ? (
+                  <Badge tone="amber">invited</Badge>
+                ) : (
+                  <Badge tone="teal">active</Badge>
+                )}
+              </Td>
               <Td>{u.lastLoginAt ? formatDateTime(u.lastLoginAt) : "never"}</Td>
               <Td>
                 <UserRow user={{ id: u.id, email: u.email, role: u.role, disabled: Boolean(u.disabledAt) }} self={u.id === actor.userId} />

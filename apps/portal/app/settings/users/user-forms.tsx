@@ -21,12 +21,33 @@ export function InviteUserForm() {
   const [state, action] = useActionState(inviteUserAction, initialFormState);
   return (
     <div className="space-y-4">
-      {state.secret ? <SecretOnce label={state.message ?? "Invitation link"} value={state.secret} testId="invite-url" /> : <FormMessage state={state} />}
+      {state.secret ? (
+        <SecretOnce label={state.message ?? "Invitation link"} value={state.secret} testId="invite-url" />
+      ) : (
+        <FormMessage state={state} />
+      )}
       <form action={action} className="grid gap-4 md:grid-cols-2" noValidate>
         <CsrfField />
-        <TextField label="E-mail" name="email" type="email" required defaultValue={state.values?.email as string | undefined} error={state.fieldErrors?.email} />
-        <TextField label="Name" name="displayName" defaultValue={state.values?.displayName as string | undefined} error={state.fieldErrors?.displayName} />
-        <SelectField label="Role" name="role" defaultValue={(state.values?.role as string | undefined) ?? "viewer"} error={state.fieldErrors?.role}>
+        <TextField
+          label="E-mail"
+          name="email"
+          type="email"
+          required
+          defaultValue={state.values?.email as string | undefined}
+          error={state.fieldErrors?.email}
+        />
+        <TextField
+          label="Name"
+          name="displayName"
+          defaultValue={state.values?.displayName as string | undefined}
+          error={state.fieldErrors?.displayName}
+        />
+        <SelectField
+          label="Role"
+          name="role"
+          defaultValue={(state.values?.role as string | undefined) ?? "viewer"}
+          error={state.fieldErrors?.role}
+        >
           {ROLE_OPTIONS.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
@@ -59,11 +80,20 @@ export function UserRow({ user, self }: { user: { id: string; email: string; rol
         Save role
       </SubmitButton>
       {!self ? (
-        <button type="submit" name="disabled" value={user.disabled ? "false" : "true"} className="rounded-md px-2 py-1 text-sm font-medium text-red-800 hover:bg-red-50">
+        <button
+          type="submit"
+          name="disabled"
+          value={user.disabled ? "false" : "true"}
+          className="rounded-md px-2 py-1 text-sm font-medium text-red-800 hover:bg-red-50"
+        >
           {user.disabled ? "Enable" : "Disable"}
         </button>
       ) : null}
-      {state.message ? <span className={`text-xs ${state.ok ? "text-teal-800" : "text-red-700"}`}>{state.fieldErrors ? Object.values(state.fieldErrors).join("; ") : state.message}</span> : null}
+      {state.message ? (
+        <span className={`text-xs ${state.ok ? "text-teal-800" : "text-red-700"}`}>
+          {state.fieldErrors ? Object.values(state.fieldErrors).join("; ") : state.message}
+        </span>
+      ) : null}
     </form>
   );
 }

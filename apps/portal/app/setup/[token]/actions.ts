@@ -15,7 +15,12 @@ import { AppError } from "@/lib/errors";
 export async function completeSetupAction(_prev: FormState, form: FormData): Promise<FormState> {
   const password = form.get("password");
   if (password !== form.get("passwordConfirm")) {
-    return { ok: false, message: "Please fix the fields marked below.", fieldErrors: { passwordConfirm: "does not match the password" }, values: formObject(form) };
+    return {
+      ok: false,
+      message: "Please fix the fields marked below.",
+      fieldErrors: { passwordConfirm: "does not match the password" },
+      values: formObject(form),
+    };
   }
   try {
     const db = getDb();

@@ -16,7 +16,8 @@ export default async function SetupPage({ params }: { params: Promise<{ token: s
       <div className="mx-auto max-w-md px-4 py-12">
         <h1 className="text-2xl font-bold tracking-tight text-slate-900">This link cannot be used</h1>
         <p className="mt-2 text-sm text-slate-600">
-          It is invalid, expired or already used. For the first admin, restart Sluice to print a new setup link; otherwise ask an admin for a new invitation.
+          It is invalid, expired or already used. For the first admin, restart Sluice to print a new setup link; otherwise ask an admin for
+          a new invitation.
         </p>
         <p className="mt-4 text-sm">
           <Link href="/login" className="font-medium text-teal-800 hover:underline">
@@ -29,9 +30,13 @@ export default async function SetupPage({ params }: { params: Promise<{ token: s
   const first = link.purpose === "first_admin";
   return (
     <div className="mx-auto max-w-md px-4 py-12">
-      <h1 className="text-2xl font-bold tracking-tight text-slate-900">{first ? "Create the first admin" : link.purpose === "invite" ? "Welcome to Sluice" : "Choose a new password"}</h1>
+      <h1 className="text-2xl font-bold tracking-tight text-slate-900">
+        {first ? "Create the first admin" : link.purpose === "invite" ? "Welcome to Sluice" : "Choose a new password"}
+      </h1>
       <p className="mt-1 text-sm text-slate-600">
-        {first ? "This one-time link was printed when Sluice started. The account you create here administers this installation." : "This link works once."}
+        {first
+          ? "This one-time link was printed when Sluice started. The account you create here administers this installation."
+          : "This link works once."}
       </p>
       <div className="mt-6 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
         <SetupForm token={token} askEmail={first} email={link.user?.email} />

@@ -13,9 +13,7 @@ import { nullableTimestamp, timestamp, uuid } from "../schemas";
 
 const role = z.enum(ROLES);
 
-const me = z
-  .object({ id: z.uuid(), email: z.string(), role, authenticatedWith: z.enum(["session", "api-key"]) })
-  .meta({ id: "Me" });
+const me = z.object({ id: z.uuid(), email: z.string(), role, authenticatedWith: z.enum(["session", "api-key"]) }).meta({ id: "Me" });
 
 const apiKey = z
   .object({

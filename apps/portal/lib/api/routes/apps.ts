@@ -43,8 +43,6 @@ const grantSchema = z
   })
   .meta({ id: "Grant" });
 
-
-
 export const appRoutes = [
   defineRoute({
     method: "GET",
@@ -53,7 +51,9 @@ export const appRoutes = [
     summary: "List apps (viewers: their own; editors and admins: all)",
     tag: "Apps",
     auth: "viewer",
-    query: pageQuery.extend({ q: z.string().max(100, "must be at most 100 characters").optional().describe("Search name and description") }),
+    query: pageQuery.extend({
+      q: z.string().max(100, "must be at most 100 characters").optional().describe("Search name and description"),
+    }),
     response: pageSchema(appSchema),
     handler: async ({ db, actor, query }) => listApps({ db, actor, q: query.q, limit: query.limit, cursor: query.cursor }),
   }),
@@ -129,7 +129,8 @@ export const appRoutes = [
     path: "/apps/{appId}/grants",
     operationId: "addGrant",
     summary: "Grant an app an endpoint pattern",
-    description: "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover.",
+    description:
+      "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover.",
     tag: "Apps",
     auth: "editor",
     params: appId,

@@ -27,7 +27,8 @@ export const auditRoutes = [
     path: "/audit",
     operationId: "listAuditEntries",
     summary: "List audit log entries, newest first",
-    description: "Every change to APIs, endpoints, apps, grants, tokens, keys and users. Filters combine with AND; `from` is inclusive, `to` exclusive.",
+    description:
+      "Every change to APIs, endpoints, apps, grants, tokens, keys and users. Filters combine with AND; `from` is inclusive, `to` exclusive.",
     tag: "Audit",
     auth: "editor",
     query: z.object({ ...auditFilterFields, ...pageQuery.shape }).refine(...fromBeforeTo),

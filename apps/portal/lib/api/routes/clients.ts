@@ -23,6 +23,7 @@ export const clientRoutes = [
     }),
     response: z.string().meta({ contentMediaType: "application/zip", description: "A zip archive" }),
     responseContentType: "application/zip",
-    handler: async ({ db, actor, params }) => clientZipResponse(await downloadClient({ db, actor, apiId: params.apiId, language: params.language })),
+    handler: async ({ db, actor, params }) =>
+      clientZipResponse(await downloadClient({ db, actor, apiId: params.apiId, language: params.language })),
   }),
 ];

@@ -37,14 +37,23 @@ export const signingKeyRoutes = [
     path: "/signing-keys/rotate",
     operationId: "rotateSigningKey",
     summary: "Rotate the signing key",
-    description: "A new ES256 key signs new tokens; the old key is retired and stays in the JWKS until the last token it signed has expired.",
+    description:
+      "A new ES256 key signs new tokens; the old key is retired and stays in the JWKS until the last token it signed has expired.",
     tag: "Signing keys",
     auth: "admin",
     status: 201,
-    response: z.object({ active: z.object({ kid: z.string(), createdAt: timestamp }), retired: z.object({ kid: z.string(), retiredAt: nullableTimestamp }).nullable(), expired: z.array(z.string()).describe("Retired keys tombstoned now") }),
+    response: z.object({
+      active: z.object({ kid: z.string(), createdAt: timestamp }),
+      retired: z.object({ kid: z.string(), retiredAt: nullableTimestamp }).nullable(),
+      expired: z.array(z.string()).describe("Retired keys tombstoned now"),
+    }),
     handler: async ({ db, actor }) => {
       const { active, retired, expired } = await rotateSigningKey({ db, actor });
-      return { active: { kid: active.kid, createdAt: active.createdAt }, retired: retired && { kid: retired.kid, retiredAt: retired.retiredAt }, expired };
+      return {
+        active: { kid: active.kid, createdAt: active.createdAt },
+        retired: retired && { kid: retired.kid, retiredAt: retired.retiredAt },
+        expired,
+      };
     },
   }),
 ];

@@ -14,7 +14,9 @@ import { nullableTimestamp, timestamp } from "../schemas";
 const appId = z.object({ appId: z.uuid("must be a UUID") });
 const tokenPath = z.object({ appId: z.uuid("must be a UUID"), jti: z.uuid("must be a UUID") });
 
-const permissions = z.object({ sub: z.array(z.string()), pub: z.array(z.string()), all: z.array(z.string()) }).meta({ id: "TokenPermissions" });
+const permissions = z
+  .object({ sub: z.array(z.string()), pub: z.array(z.string()), all: z.array(z.string()) })
+  .meta({ id: "TokenPermissions" });
 
 const tokenInfo = z
   .object({
@@ -42,7 +44,8 @@ export const tokenRoutes = [
     params: appId,
     query: pageQuery,
     response: pageSchema(tokenInfo),
-    handler: async ({ db, actor, params, query }) => listTokens({ db, actor, appId: params.appId, limit: query.limit, cursor: query.cursor }),
+    handler: async ({ db, actor, params, query }) =>
+      listTokens({ db, actor, appId: params.appId, limit: query.limit, cursor: query.cursor }),
   }),
   defineRoute({
     method: "POST",

@@ -9,11 +9,19 @@ import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound } from "../../errors";
 
-export async function deleteApi(options: { db: Database; actor: AuthorizedActor<"editor">; apiId: string }): Promise<{ deletedEndpoints: number }> {
+export async function deleteApi(options: {
+  db: Database;
+  actor: AuthorizedActor<"editor">;
+  apiId: string;
+}): Promise<{ deletedEndpoints: number }> {
   return options.db.transaction(async (tx) => {
     const [before] = await tx.select().from(streamingApis).where(eq(streamingApis.id, options.apiId)).for("update");
     if (!before) throw notFound("The API");
-    const gone = await tx.select({ id: endpoints.id, path: endpoints.path }).from(endpoints).where(eq(endpoints.apiId, before.id)).orderBy(asc(endpoints.path));
+    const gone = await tx
+      .select({ id: endpoints.id, path: endpoints.path })
+      .from(endpoints)
+      .where(eq(endpoints.apiId, before.id))
+      .orderBy(asc(endpoints.path));
     await tx.delete(streamingApis).where(eq(streamingApis.id, before.id));
     await recordChange(tx, options.actor, {
       action: "api.delete",

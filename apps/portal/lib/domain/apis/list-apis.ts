@@ -19,7 +19,11 @@ export async function listApis(options: { db: DbOrTx; actor: AuthorizedActor; qu
   if (query.q) {
     const pattern = likePattern(query.q);
     conditions.push(
-      or(ilike(streamingApis.name, pattern), ilike(streamingApis.description, pattern), sql`array_to_string(${streamingApis.tags}, ' ') ilike ${pattern}`)!,
+      or(
+        ilike(streamingApis.name, pattern),
+        ilike(streamingApis.description, pattern),
+        sql`array_to_string(${streamingApis.tags}, ' ') ilike ${pattern}`,
+      )!,
     );
   }
   const rows = await selectApiViews(options.db)

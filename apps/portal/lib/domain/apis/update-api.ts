@@ -37,7 +37,9 @@ export async function updateApi(options: { db: Database; actor: AuthorizedActor<
       .catch((err) => translateConstraint(err, API_CONSTRAINTS));
     const renamed = after!.name !== before.name || after!.version !== before.version;
     const catalog = renamed
-      ? (await tx.select().from(endpoints).where(eq(endpoints.apiId, before.id)).orderBy(asc(endpoints.path))).map((e) => endpointRecord(e, after!))
+      ? (await tx.select().from(endpoints).where(eq(endpoints.apiId, before.id)).orderBy(asc(endpoints.path))).map((e) =>
+          endpointRecord(e, after!),
+        )
       : [];
     await recordChange(tx, options.actor, { action: "api.update", entityType: "api", entityId: before.id, before, after, catalog });
     return getApi({ db: tx, actor: options.actor, apiId: before.id });

@@ -21,7 +21,13 @@ export async function createApp(options: { db: Database; actor: Actor; input: Cr
   try {
     return await options.db.transaction(async (tx) => {
       const [app] = await tx.insert(apps).values({ name: input.name, description: input.description, ownerId }).returning();
-      await recordChange(tx, options.actor, { action: "app.create", entityType: "app", entityId: app!.id, after: app, catalog: [appRecord(app!)] });
+      await recordChange(tx, options.actor, {
+        action: "app.create",
+        entityType: "app",
+        entityId: app!.id,
+        after: app,
+        catalog: [appRecord(app!)],
+      });
       return app!;
     });
   } catch (err) {

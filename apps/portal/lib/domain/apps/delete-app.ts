@@ -15,7 +15,13 @@ export async function deleteApp(options: { db: Database; actor: Actor; appId: st
     const before = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "update" });
     if (before.kind === "console") throw conflict("appId", "the live console's app cannot be deleted; revoke its tokens instead");
     await tx.delete(apps).where(eq(apps.id, before.id));
-    await recordChange(tx, options.actor, { action: "app.delete", entityType: "app", entityId: before.id, before, catalog: [appTombstone(before.id)] });
+    await recordChange(tx, options.actor, {
+      action: "app.delete",
+      entityType: "app",
+      entityId: before.id,
+      before,
+      catalog: [appTombstone(before.id)],
+    });
     return before;
   });
 }

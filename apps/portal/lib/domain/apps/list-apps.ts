@@ -32,7 +32,8 @@ export async function listApps(options: { db: DbOrTx; actor: Actor; q?: string; 
   const cursor = decodeCursor(options.cursor, 2);
   if (cursor) {
     const [name, id] = cursor as [string, string];
-    if (typeof name !== "string" || !/^[0-9a-f-]{36}$/i.test(String(id))) throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
+    if (typeof name !== "string" || !/^[0-9a-f-]{36}$/i.test(String(id)))
+      throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
     filters.push(or(gt(apps.name, name), and(eq(apps.name, name), gt(apps.id, sql`${id}::uuid`))));
   }
   const rows = await options.db

@@ -28,7 +28,14 @@ export async function updateApp(options: { db: Database; actor: Actor; appId: st
         })
         .where(eq(apps.id, before.id))
         .returning();
-      await recordChange(tx, options.actor, { action: "app.update", entityType: "app", entityId: before.id, before, after, catalog: [appRecord(after!)] });
+      await recordChange(tx, options.actor, {
+        action: "app.update",
+        entityType: "app",
+        entityId: before.id,
+        before,
+        after,
+        catalog: [appRecord(after!)],
+      });
       return after!;
     });
   } catch (err) {

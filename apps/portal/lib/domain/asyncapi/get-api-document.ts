@@ -18,6 +18,10 @@ export async function getApiDocument(options: { db: DbOrTx; actor: AuthorizedAct
 
 /** A download's file name: `market-data-1.2.0.asyncapi.yaml`. */
 export function documentFileName(api: { name: string; version: string }, extension: "json" | "yaml"): string {
-  const slug = api.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api";
+  const slug =
+    api.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "api";
   return `${slug}-${api.version.replace(/[^A-Za-z0-9._-]/g, "-")}.asyncapi.${extension}`;
 }

@@ -14,7 +14,13 @@ import { likePattern } from "../like-pattern";
 const occurredMicros = sql<string>`(extract(epoch from ${auditLog.occurredAt}) * 1000000)::bigint::text`;
 
 /** Newest first, filtered, keyset-paginated (`cursor` is the nextCursor of the previous page, already decoded). */
-export async function listAuditEntries(options: { db: DbOrTx; actor: AuthorizedActor<"editor">; filter: AuditFilter; limit: number; cursor?: (string | number)[] }) {
+export async function listAuditEntries(options: {
+  db: DbOrTx;
+  actor: AuthorizedActor<"editor">;
+  filter: AuditFilter;
+  limit: number;
+  cursor?: (string | number)[];
+}) {
   const { filter } = options;
   const where: (SQL | undefined)[] = [
     filter.entityType ? eq(auditLog.entityType, filter.entityType) : undefined,
@@ -29,7 +35,9 @@ export async function listAuditEntries(options: { db: DbOrTx; actor: AuthorizedA
     if (typeof micros !== "string" || !/^-?\d{1,20}$/.test(micros) || typeof id !== "number" || !Number.isSafeInteger(id)) {
       throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
     }
-    where.push(sql`(${auditLog.occurredAt}, ${auditLog.id}) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${id})`);
+    where.push(
+      sql`(${auditLog.occurredAt}, ${auditLog.id}) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${id})`,
+    );
   }
   const rows = await options.db
     .select({
@@ -51,4 +59,3 @@ export async function listAuditEntries(options: { db: DbOrTx; actor: AuthorizedA
   const page = pageOf(rows, options.limit, (r) => [r.micros, r.id]);
   return { items: page.items.map(({ micros: _micros, ...entry }) => entry), nextCursor: page.nextCursor };
 }
-

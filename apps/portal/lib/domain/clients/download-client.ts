@@ -8,7 +8,11 @@ import { zipClient } from "./zip-client";
 
 /** `market-data-1.2.0-python`: the zip's name and its top-level folder. */
 export function clientFolderName(api: { name: string; version: string }, language: LanguageId): string {
-  const slug = api.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api";
+  const slug =
+    api.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "api";
   return `${slug}-${api.version.replace(/[^A-Za-z0-9._-]/g, "-")}-${language}`;
 }
 

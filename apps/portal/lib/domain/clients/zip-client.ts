@@ -29,7 +29,10 @@ export function zipClient(files: readonly ClientFile[], options: { folder: strin
     const path = safeRelativePath(file.path);
     const name = `${options.folder}/${path}`;
     if (name in entries) throw new Error(`the generated client has two files at ${path}`);
-    entries[name] = [strToU8(file.contents), { os: UNIX, attrs: (file.executable ? EXECUTABLE_MODE : FILE_MODE) * 0x10000, mtime: options.modified }];
+    entries[name] = [
+      strToU8(file.contents),
+      { os: UNIX, attrs: (file.executable ? EXECUTABLE_MODE : FILE_MODE) * 0x10000, mtime: options.modified },
+    ];
   }
   return zipSync(entries, { level: 6 });
 }

@@ -20,7 +20,8 @@ export async function ensureConsoleApp(options: { db: Database }): Promise<{ app
       .values({
         kind: "console",
         name: CONSOLE_APP_NAME,
-        description: "Short-lived tokens minted by the portal's live console, one endpoint each, for the signed-in user who clicked Try it.",
+        description:
+          "Short-lived tokens minted by the portal's live console, one endpoint each, for the signed-in user who clicked Try it.",
         ownerId: null,
       })
       .onConflictDoNothing({ target: apps.kind, where: sql`${apps.kind} = 'console'` })
@@ -30,7 +31,13 @@ export async function ensureConsoleApp(options: { db: Database }): Promise<{ app
       const [again] = await tx.select().from(apps).where(eq(apps.kind, "console"));
       return { app: again!, created: false };
     }
-    await recordChange(tx, SYSTEM_ACTOR, { action: "app.create", entityType: "app", entityId: app.id, after: app, catalog: [appRecord(app)] });
+    await recordChange(tx, SYSTEM_ACTOR, {
+      action: "app.create",
+      entityType: "app",
+      entityId: app.id,
+      after: app,
+      catalog: [appRecord(app)],
+    });
     return { app, created: true };
   });
 }

@@ -22,7 +22,13 @@ import { ensureConsoleApp } from "./ensure-console-app";
 /** Ten minutes; the console asks for a fresh one (SDK getToken) before it expires. */
 export const CONSOLE_TOKEN_LIFETIME_SECONDS = 600;
 
-export async function mintConsoleToken(options: { db: Database; actor: AuthorizedActor; apiId: string; endpointId: string; encryptionKey?: Buffer }) {
+export async function mintConsoleToken(options: {
+  db: Database;
+  actor: AuthorizedActor;
+  apiId: string;
+  endpointId: string;
+  encryptionKey?: Buffer;
+}) {
   const endpoint = await getEndpoint({ db: options.db, actor: options.actor, apiId: options.apiId, endpointId: options.endpointId });
   const canSubscribe = endpoint.operations.includes("subscribe");
   const canPublish = endpoint.operations.includes("publish") && hasRole(options.actor, "editor");

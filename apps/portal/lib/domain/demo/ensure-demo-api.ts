@@ -16,7 +16,10 @@ import { createEndpoint } from "../endpoints/create-endpoint";
 
 export const DEMO_API_NAME = "Demo vehicles";
 
-export async function ensureDemoApi(options: { db: Database; topic: string }): Promise<{ kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" }> {
+export async function ensureDemoApi(options: {
+  db: Database;
+  topic: string;
+}): Promise<{ kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" }> {
   const [anyApi] = await options.db.select({ id: streamingApis.id }).from(streamingApis).limit(1);
   if (anyApi) return { kind: "skipped" };
   const api = await createApi({

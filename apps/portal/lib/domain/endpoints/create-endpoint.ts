@@ -13,11 +13,24 @@ import type { CreateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
-export async function createEndpoint(options: { db: Database; actor: AuthorizedActor<"editor">; apiId: string; input: CreateEndpointInput; topics?: TopicLookup }) {
+export async function createEndpoint(options: {
+  db: Database;
+  actor: AuthorizedActor<"editor">;
+  apiId: string;
+  input: CreateEndpointInput;
+  topics?: TopicLookup;
+}) {
   const { input } = options;
-  const [exists] = await options.db.select({ id: streamingApis.id }).from(streamingApis).where(eq(streamingApis.id, options.apiId)).limit(1);
+  const [exists] = await options.db
+    .select({ id: streamingApis.id })
+    .from(streamingApis)
+    .where(eq(streamingApis.id, options.apiId))
+    .limit(1);
   if (!exists) throw notFound("The API");
-  const fields = await resolveEndpoint({ ...input, jsonSchema: input.jsonSchema ?? null }, { topics: options.topics ?? kafkaTopicLookup, checkTopic: () => true });
+  const fields = await resolveEndpoint(
+    { ...input, jsonSchema: input.jsonSchema ?? null },
+    { topics: options.topics ?? kafkaTopicLookup, checkTopic: () => true },
+  );
   return options.db.transaction(async (tx) => {
     // Shared lock: a concurrent rename of the API waits, so this record carries the final name.
     const [api] = await tx.select().from(streamingApis).where(eq(streamingApis.id, options.apiId)).for("share");

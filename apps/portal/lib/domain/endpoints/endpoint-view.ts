@@ -49,7 +49,10 @@ export function endpointConstraints(usedPath: boolean, fields: { keyParam: strin
   return {
     endpoints_path_key: { field: f(fields.keyParam === null ? "key" : "keyParam"), message: "another endpoint already has this path" },
     endpoints_topic_key_key: { field: f("key"), message: "this topic already has an endpoint for this key" },
-    endpoints_topic_param_key: { field: f("keyParam"), message: "this topic already has a parameterised endpoint (/topic/{param}); a topic can have only one" },
+    endpoints_topic_param_key: {
+      field: f("keyParam"),
+      message: "this topic already has a parameterised endpoint (/topic/{param}); a topic can have only one",
+    },
     endpoints_topic_format: { field: f("topic"), message: "is not a valid Kafka topic name" },
     endpoints_key_not_empty: { field: f("key"), message: "must be 1–1024 characters" },
     endpoints_key_param_format: { field: f("keyParam"), message: "is not a valid parameter name" },

@@ -7,7 +7,12 @@ import { notFound } from "../../errors";
 import { toEndpointView, type EndpointView } from "./endpoint-view";
 
 /** One endpoint with its API; `apiId`, when given, must match (page URLs nest endpoints under their API). */
-export async function getEndpoint(options: { db: DbOrTx; actor: AuthorizedActor; endpointId: string; apiId?: string }): Promise<EndpointView> {
+export async function getEndpoint(options: {
+  db: DbOrTx;
+  actor: AuthorizedActor;
+  endpointId: string;
+  apiId?: string;
+}): Promise<EndpointView> {
   const [row] = await options.db
     .select({ endpoint: endpoints, api: { id: streamingApis.id, name: streamingApis.name, version: streamingApis.version } })
     .from(endpoints)

@@ -5,7 +5,10 @@ import type { TopicLookup } from "../../kafka/admin";
 import { AppError, invalid } from "../../errors";
 import { checkEndpoint, type EndpointDraft, type EndpointFields } from "../../validation/endpoints";
 
-export async function resolveEndpoint(draft: EndpointDraft, options: { topics: TopicLookup; checkTopic: (topic: string) => boolean }): Promise<EndpointFields> {
+export async function resolveEndpoint(
+  draft: EndpointDraft,
+  options: { topics: TopicLookup; checkTopic: (topic: string) => boolean },
+): Promise<EndpointFields> {
   const result = checkEndpoint(draft);
   if (!result.ok) {
     const summary = result.errors.map((e) => `${e.field}: ${e.message}`).join("; ");
@@ -13,7 +16,10 @@ export async function resolveEndpoint(draft: EndpointDraft, options: { topics: T
   }
   const { fields } = result;
   if (options.checkTopic(fields.topic) && !(await options.topics(fields.topic))) {
-    throw invalid(draft.path !== undefined ? "path" : "topic", `Kafka has no topic named "${fields.topic}"; create the topic first or choose one of the existing topics`);
+    throw invalid(
+      draft.path !== undefined ? "path" : "topic",
+      `Kafka has no topic named "${fields.topic}"; create the topic first or choose one of the existing topics`,
+    );
   }
   return fields;
 }

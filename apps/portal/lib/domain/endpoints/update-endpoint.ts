@@ -15,7 +15,13 @@ import type { EndpointDraft, PayloadFormat, UpdateEndpointInput } from "../../va
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
-export async function updateEndpoint(options: { db: Database; actor: AuthorizedActor<"editor">; endpointId: string; input: UpdateEndpointInput; topics?: TopicLookup }) {
+export async function updateEndpoint(options: {
+  db: Database;
+  actor: AuthorizedActor<"editor">;
+  endpointId: string;
+  input: UpdateEndpointInput;
+  topics?: TopicLookup;
+}) {
   const { input } = options;
   return options.db.transaction(async (tx) => {
     const [current] = await tx.select({ apiId: endpoints.apiId }).from(endpoints).where(eq(endpoints.id, options.endpointId));
@@ -44,7 +50,10 @@ export async function updateEndpoint(options: { db: Database; actor: AuthorizedA
         draft.keyParam = input.keyParam;
       }
     }
-    const fields = await resolveEndpoint(draft, { topics: options.topics ?? kafkaTopicLookup, checkTopic: (topic) => movesPath && topic !== before.topic });
+    const fields = await resolveEndpoint(draft, {
+      topics: options.topics ?? kafkaTopicLookup,
+      checkTopic: (topic) => movesPath && topic !== before.topic,
+    });
     const [after] = await tx
       .update(endpoints)
       .set({ ...fields, updatedAt: new Date() })

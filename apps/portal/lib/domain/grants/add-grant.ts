@@ -12,7 +12,10 @@ import type { AddGrantInput } from "../../validation/apps";
 import { loadApp } from "../apps/load-app";
 
 const GRANT_CONSTRAINTS = {
-  app_grants_app_pattern_key: { field: "endpointPattern", message: "the app already has a grant for this pattern; remove it first to change its operations" },
+  app_grants_app_pattern_key: {
+    field: "endpointPattern",
+    message: "the app already has a grant for this pattern; remove it first to change its operations",
+  },
   app_grants_pattern_format: { field: "endpointPattern", message: "is not a valid endpoint pattern" },
   app_grants_operations_valid: { field: "operations", message: "must be subscribe, publish or both" },
 };
@@ -22,7 +25,8 @@ export async function addGrant(options: { db: Database; actor: AuthorizedActor<"
   try {
     return await options.db.transaction(async (tx) => {
       const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
-      if (app.kind === "console") throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
+      if (app.kind === "console")
+        throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
       const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
       const [grant] = await tx
         .insert(appGrants)

@@ -12,7 +12,10 @@ import { loadApp } from "../apps/load-app";
 export async function removeGrant(options: { db: Database; actor: AuthorizedActor<"editor">; appId: string; grantId: string }) {
   return options.db.transaction(async (tx) => {
     const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
-    const [before] = await tx.delete(appGrants).where(and(eq(appGrants.id, options.grantId), eq(appGrants.appId, app.id))).returning();
+    const [before] = await tx
+      .delete(appGrants)
+      .where(and(eq(appGrants.id, options.grantId), eq(appGrants.appId, app.id)))
+      .returning();
     if (!before) throw notFound("The grant");
     await recordChange(tx, options.actor, { action: "grant.delete", entityType: "app_grant", entityId: before.id, before });
     return before;

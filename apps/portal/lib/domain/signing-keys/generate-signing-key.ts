@@ -29,7 +29,13 @@ export async function generateSigningKey(options: { tx: Tx; actor: Actor; encryp
   const privateJwk = await exportJWK(privateKey);
   const [row] = await options.tx
     .insert(signingKeys)
-    .values({ kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateKeyCiphertext: seal(JSON.stringify(privateJwk), kid, encryptionKey), status: "active" })
+    .values({
+      kid,
+      algorithm: SIGNING_ALGORITHM,
+      publicJwk,
+      privateKeyCiphertext: seal(JSON.stringify(privateJwk), kid, encryptionKey),
+      status: "active",
+    })
     .returning();
   await recordChange(options.tx, options.actor, {
     action: "signing_key.create",

@@ -38,5 +38,9 @@ export async function listSigningKeys(options: { db: DbOrTx; now?: Date }) {
 /** The public keys gateways and clients may verify with: the active key and retired keys that still sign an unexpired token. */
 export async function getJwks(options: { db: DbOrTx; now?: Date }) {
   const keys = await listSigningKeys(options);
-  return { keys: keys.filter((k) => k.state !== "expired").map((k) => ({ ...(k.publicJwk as Record<string, unknown>), kid: k.kid, alg: k.algorithm, use: "sig" })) };
+  return {
+    keys: keys
+      .filter((k) => k.state !== "expired")
+      .map((k) => ({ ...(k.publicJwk as Record<string, unknown>), kid: k.kid, alg: k.algorithm, use: "sig" })),
+  };
 }

@@ -9,7 +9,10 @@ import { open, SecretBoxError } from "../../crypto/secret-box";
 import type { DbOrTx } from "../../db";
 import { AppError } from "../../errors";
 
-export async function decryptSigningKey(key: Pick<SigningKey, "kid" | "algorithm" | "privateKeyCiphertext">, encryptionKey: Buffer = secretKey()) {
+export async function decryptSigningKey(
+  key: Pick<SigningKey, "kid" | "algorithm" | "privateKeyCiphertext">,
+  encryptionKey: Buffer = secretKey(),
+) {
   let jwk: JWK;
   try {
     jwk = JSON.parse(open(key.privateKeyCiphertext, key.kid, encryptionKey)) as JWK;

@@ -17,7 +17,11 @@ export async function rotateSigningKey(options: { db: Database; actor: Authorize
     const [before] = await tx.select().from(signingKeys).where(eq(signingKeys.status, "active")).for("update");
     let retired = null;
     if (before) {
-      [retired] = await tx.update(signingKeys).set({ status: "retired", retiredAt: new Date() }).where(eq(signingKeys.kid, before.kid)).returning();
+      [retired] = await tx
+        .update(signingKeys)
+        .set({ status: "retired", retiredAt: new Date() })
+        .where(eq(signingKeys.kid, before.kid))
+        .returning();
       await recordChange(tx, options.actor, {
         action: "signing_key.retire",
         entityType: "signing_key",

@@ -21,7 +21,8 @@ export async function issueToken(
 ) {
   const { actor, app, permissions } = options;
   const key = await loadActiveSigningKey(tx);
-  if (!key) throw new AppError("unavailable", 503, "There is no active signing key; an admin can create one under Settings → Signing keys.");
+  if (!key)
+    throw new AppError("unavailable", 503, "There is no active signing key; an admin can create one under Settings → Signing keys.");
   const privateKey = await decryptSigningKey(key, options.encryptionKey);
 
   const nowMs = Date.now();

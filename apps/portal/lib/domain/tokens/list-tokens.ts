@@ -22,7 +22,8 @@ export async function listTokens(options: { db: DbOrTx; actor: Actor; appId: str
   const cursor = decodeCursor(options.cursor, 2);
   if (cursor) {
     const [issuedAt, jti] = cursor as [string, string];
-    if (Number.isNaN(Date.parse(issuedAt)) || !z.uuid().safeParse(jti).success) throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
+    if (Number.isNaN(Date.parse(issuedAt)) || !z.uuid().safeParse(jti).success)
+      throw invalid("cursor", "is not a cursor from this API; use the nextCursor of the previous page");
     const at = sql`${issuedAt}::timestamptz`;
     filters.push(or(lt(issuedTokens.issuedAt, at), and(eq(issuedTokens.issuedAt, at), lt(issuedTokens.jti, sql`${jti}::uuid`))));
   }

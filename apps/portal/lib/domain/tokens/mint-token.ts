@@ -21,7 +21,10 @@ export async function mintToken(options: { db: Database; actor: Actor; appId: st
   const { input } = options;
   const settings = tokenSettings();
   if (input.lifetimeSeconds > settings.maxLifetimeSeconds) {
-    throw invalid("lifetimeSeconds", `must be at most ${settings.maxLifetimeSeconds} seconds (${formatRelativeSeconds(settings.maxLifetimeSeconds)})`);
+    throw invalid(
+      "lifetimeSeconds",
+      `must be at most ${settings.maxLifetimeSeconds} seconds (${formatRelativeSeconds(settings.maxLifetimeSeconds)})`,
+    );
   }
   // Visibility first: someone else's app is 404 whatever the request holds.
   await loadApp({ db: options.db, actor: options.actor, appId: options.appId });

@@ -20,7 +20,10 @@ export async function revokeAllTokens(options: { db: Database; actor: Actor; app
     const [after] = await tx.update(apps).set({ tokensNotBefore, updatedAt: now }).where(eq(apps.id, before.id)).returning();
     const revoked = await tx
       .update(issuedTokens)
-      .set({ revokedAt: sql`greatest(${now.toISOString()}::timestamptz, ${issuedTokens.issuedAt})`, revokedBy: options.actor.userId || null })
+      .set({
+        revokedAt: sql`greatest(${now.toISOString()}::timestamptz, ${issuedTokens.issuedAt})`,
+        revokedBy: options.actor.userId || null,
+      })
       .where(and(eq(issuedTokens.appId, before.id), isNull(issuedTokens.revokedAt), gt(issuedTokens.expiresAt, now)))
       .returning({ jti: issuedTokens.jti });
     await recordChange(tx, options.actor, {

@@ -13,16 +13,30 @@ import { loadApp } from "../apps/load-app";
 export async function revokeToken(options: { db: Database; actor: Actor; appId: string; jti: string }) {
   return options.db.transaction(async (tx) => {
     const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "share" });
-    const [before] = await tx.select().from(issuedTokens).where(and(eq(issuedTokens.jti, options.jti), eq(issuedTokens.appId, app.id))).for("update");
+    const [before] = await tx
+      .select()
+      .from(issuedTokens)
+      .where(and(eq(issuedTokens.jti, options.jti), eq(issuedTokens.appId, app.id)))
+      .for("update");
     if (!before) throw notFound("The token");
     if (before.revokedAt) return before;
     const [after] = await tx
       .update(issuedTokens)
       // greatest(): a clock a little behind the minting instance must not break revoked_at >= issued_at.
-      .set({ revokedAt: sql`greatest(${new Date().toISOString()}::timestamptz, ${issuedTokens.issuedAt})`, revokedBy: options.actor.userId || null })
+      .set({
+        revokedAt: sql`greatest(${new Date().toISOString()}::timestamptz, ${issuedTokens.issuedAt})`,
+        revokedBy: options.actor.userId || null,
+      })
       .where(eq(issuedTokens.jti, before.jti))
       .returning();
-    await recordChange(tx, options.actor, { action: "token.revoke", entityType: "token", entityId: before.jti, before, after, catalog: [revokedTokenRecord(after!)] });
+    await recordChange(tx, options.actor, {
+      action: "token.revoke",
+      entityType: "token",
+      entityId: before.jti,
+      before,
+      after,
+      catalog: [revokedTokenRecord(after!)],
+    });
     return after!;
   });
 }

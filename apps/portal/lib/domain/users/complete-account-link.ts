@@ -20,7 +20,11 @@ const linkGone = () => new AppError("not_found", 404, "This link is invalid, exp
 export async function completeAccountLink(options: { db: Database; token: string; input: unknown }): Promise<User> {
   return options.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('sluice.first_admin'))`);
-    const [locked] = await tx.select().from(accountLinks).where(eq(accountLinks.tokenHash, sha256(options.token))).for("update");
+    const [locked] = await tx
+      .select()
+      .from(accountLinks)
+      .where(eq(accountLinks.tokenHash, sha256(options.token)))
+      .for("update");
     const link = locked && (await findAccountLink({ db: tx, token: options.token }));
     if (!link) throw linkGone();
     await tx.update(accountLinks).set({ usedAt: new Date() }).where(eq(accountLinks.tokenHash, link.tokenHash));
@@ -31,8 +35,15 @@ export async function completeAccountLink(options: { db: Database; token: string
         .insert(users)
         .values({ email: input.email, displayName: input.displayName, role: "admin", passwordHash: await hashPassword(input.password) })
         .returning()
-        .catch((err) => translateConstraint(err, { users_email_lower_key: { field: "email", message: "an account with this e-mail already exists" } }));
-      await recordChange(tx, actorFromUser(user!, { kind: "session" }), { action: "user.create", entityType: "user", entityId: user!.id, after: user });
+        .catch((err) =>
+          translateConstraint(err, { users_email_lower_key: { field: "email", message: "an account with this e-mail already exists" } }),
+        );
+      await recordChange(tx, actorFromUser(user!, { kind: "session" }), {
+        action: "user.create",
+        entityType: "user",
+        entityId: user!.id,
+        after: user,
+      });
       return user!;
     }
 
@@ -44,7 +55,11 @@ export async function completeAccountLink(options: { db: Database; token: string
       .returning();
     if (!user) throw linkGone();
     await deleteUserSessions({ db: tx, userId: user.id });
-    await recordChange(tx, actorFromUser(user, { kind: "session" }), { action: "user.set_password", entityType: "user", entityId: user.id });
+    await recordChange(tx, actorFromUser(user, { kind: "session" }), {
+      action: "user.set_password",
+      entityType: "user",
+      entityId: user.id,
+    });
     return user;
   });
 }

@@ -16,7 +16,9 @@ export async function inviteUser(options: { db: Database; actor: AuthorizedActor
       .insert(users)
       .values({ email: input.email, displayName: input.displayName, role: input.role })
       .returning()
-      .catch((err) => translateConstraint(err, { users_email_lower_key: { field: "email", message: "an account with this e-mail already exists" } }));
+      .catch((err) =>
+        translateConstraint(err, { users_email_lower_key: { field: "email", message: "an account with this e-mail already exists" } }),
+      );
     const link = await createAccountLink({ tx, purpose: "invite", userId: user!.id, createdBy: options.actor.userId });
     await recordChange(tx, options.actor, { action: "user.invite", entityType: "user", entityId: user!.id, after: user });
     return { user: user!, inviteUrl: link.url, inviteExpiresAt: link.expiresAt };

@@ -17,11 +17,18 @@ export async function signIn(options: { db: Database; input: unknown; ip: string
   const { email, password } = parseInput(signInInput, options.input);
   await assertLoginAllowed({ db: options.db, email, ip: options.ip });
 
-  const [user] = await options.db.select().from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase())).limit(1);
+  const [user] = await options.db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.toLowerCase()))
+    .limit(1);
   const ok = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
-  const usable = ok && user && user.passwordHash && !user.disabledAt;
+  const usable = ok && user?.passwordHash && !user.disabledAt;
   await recordLoginAttempt({ db: options.db, email, ip: options.ip, succeeded: Boolean(usable) });
-  if (!usable) throw new AppError("unauthenticated", 401, "The e-mail or password is wrong.", [{ field: "password", message: "the e-mail or password is wrong" }]);
+  if (!usable)
+    throw new AppError("unauthenticated", 401, "The e-mail or password is wrong.", [
+      { field: "password", message: "the e-mail or password is wrong" },
+    ]);
 
   return options.db.transaction(async (tx) => {
     const session = await createSession({ db: tx, userId: user.id, userAgent: options.userAgent });

@@ -19,13 +19,15 @@ export default function Readme({ params }) {
     "",
     "| command | what it does |",
     "| --- | --- |",
-    "| `sh client.sh subscribe PATH` | prints `{\"subscribed\":PATH}` once the gateway accepted the subscription, then one JSON line per message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) until you stop it |",
-    "| `sh client.sh publish PATH JSON` | publishes one message and prints the acknowledgement `{\"endpoint\",\"epoch\",\"partition\",\"seq\"}`; exits non-zero with the gateway's error otherwise |",
+    '| `sh client.sh subscribe PATH` | prints `{"subscribed":PATH}` once the gateway accepted the subscription, then one JSON line per message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) until you stop it |',
+    '| `sh client.sh publish PATH JSON` | publishes one message and prints the acknowledgement `{"endpoint","epoch","partition","seq"}`; exits non-zero with the gateway\'s error otherwise |',
   ];
   for (const c of model.channels) {
     const args = c.parameters.map((p) => p.name.toUpperCase());
-    if (c.subscribe) lines.push(`| \`sh client.sh subscribe-${c.names.kebab}${args.map((a) => " " + a).join("")}\` | subscribe to \`${c.address}\` |`);
-    if (c.publish) lines.push(`| \`sh client.sh publish-${c.names.kebab}${args.map((a) => " " + a).join("")} JSON\` | publish to \`${c.address}\` |`);
+    if (c.subscribe)
+      lines.push(`| \`sh client.sh subscribe-${c.names.kebab}${args.map((a) => ` ${a}`).join("")}\` | subscribe to \`${c.address}\` |`);
+    if (c.publish)
+      lines.push(`| \`sh client.sh publish-${c.names.kebab}${args.map((a) => ` ${a}`).join("")} JSON\` | publish to \`${c.address}\` |`);
   }
   lines.push("", "## Endpoints", "");
   for (const c of model.channels) {
@@ -36,7 +38,15 @@ export default function Readme({ params }) {
     if (c.parameters.length) lines.push("");
     if (c.subscribe) lines.push("```sh", `sh client.sh subscribe ${shq(c.examplePath)}`, "```", "");
     if (c.publish) lines.push("```sh", `sh client.sh publish ${shq(c.examplePath)} ${shq(JSON.stringify(c.examplePayload))}`, "```", "");
-    if (c.schema) lines.push("Payload JSON Schema (the gateway validates published messages against it):", "", "```json", JSON.stringify(c.schema, null, 2), "```", "");
+    if (c.schema)
+      lines.push(
+        "Payload JSON Schema (the gateway validates published messages against it):",
+        "",
+        "```json",
+        JSON.stringify(c.schema, null, 2),
+        "```",
+        "",
+      );
   }
   lines.push(
     "## Behaviour",

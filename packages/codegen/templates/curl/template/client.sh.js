@@ -20,14 +20,16 @@ export default function ClientScript({ params }) {
     const check = n ? `[ $# -ge ${n} ] || die "usage: %s ${args}"; ` : "";
     if (c.subscribe) {
       const name = `subscribe-${c.names.kebab}`;
-      usage.push(`  ${(name + " " + args).padEnd(40)} subscribe to ${c.address}`);
+      usage.push(`  ${(`${name} ${args}`).padEnd(40)} subscribe to ${c.address}`);
       commands.push(`  ${name}) ${check.replace("%s", name)}subscribe "${pathExpr(c)}" ;;`);
     }
     if (c.publish) {
       const name = `publish-${c.names.kebab}`;
-      usage.push(`  ${(name + " " + [args, "JSON"].filter(Boolean).join(" ")).padEnd(40)} publish to ${c.address}`);
+      usage.push(`  ${(`${name} ${[args, "JSON"].filter(Boolean).join(" ")}`).padEnd(40)} publish to ${c.address}`);
       const shift = n ? `shift ${n}; ` : "";
-      commands.push(`  ${name}) [ $# -ge ${n + 1} ] || die "usage: ${name} ${[args, "JSON"].filter(Boolean).join(" ")}"; p="${pathExpr(c)}"; ${shift}publish "$p" "$1" ;;`);
+      commands.push(
+        `  ${name}) [ $# -ge ${n + 1} ] || die "usage: ${name} ${[args, "JSON"].filter(Boolean).join(" ")}"; p="${pathExpr(c)}"; ${shift}publish "$p" "$1" ;;`,
+      );
     }
   }
   const script = fill(readTemplateFile("static/client.sh"), {
@@ -36,7 +38,7 @@ export default function ClientScript({ params }) {
     GATEWAY_URL: model.gatewayUrl.replaceAll("'", ""),
     EXAMPLE_PATH: channels[0] ? channels[0].examplePath : "/topic/key",
     CONTENT_TYPES: contentTypes.join("\n"),
-    USAGE: usage.length ? "\n" + usage.join("\n") : "",
+    USAGE: usage.length ? `\n${usage.join("\n")}` : "",
     COMMANDS: commands.join("\n"),
   });
   return (

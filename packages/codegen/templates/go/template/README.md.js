@@ -11,8 +11,9 @@ export default function Readme({ params }) {
     requirements: "Needs Go 1.21+; its one dependency is `github.com/gorilla/websocket` (go.mod, go.sum).",
     build: ["go build -o sluice-client ."],
     run: "./sluice-client",
-    functions: (ch) => [ch.subscribe && `sluice.Subscribe${ch.names.pascal}`, ch.publish && `sluice.Publish${ch.names.pascal}`].filter(Boolean),
-    library: c && c.subscribe
+    functions: (ch) =>
+      [ch.subscribe && `sluice.Subscribe${ch.names.pascal}`, ch.publish && `sluice.Publish${ch.names.pascal}`].filter(Boolean),
+    library: c?.subscribe
       ? [
           "```go",
           `import "${modulePath(model)}/sluice"`,

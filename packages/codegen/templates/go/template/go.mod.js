@@ -6,8 +6,6 @@ import { modulePath } from "../lib/go.js";
 export default function GoMod({ params }) {
   const { model, header } = params.sluice;
   return (
-    <File name="go.mod">
-      {header("//") + `module ${modulePath(model)}\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.5.3\n`}
-    </File>
+    <File name="go.mod">{`${header("//")}module ${modulePath(model)}\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.5.3\n`}</File>
   );
 }

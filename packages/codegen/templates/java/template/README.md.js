@@ -11,12 +11,12 @@ export default function Readme({ params }) {
     build: ["javac -encoding UTF-8 -d build -sourcepath src src/sluice/Main.java"],
     run: "java -cp build sluice.Main",
     functions: (ch) => [ch.subscribe && `Api.subscribe${ch.names.pascal}`, ch.publish && `Api.publish${ch.names.pascal}`].filter(Boolean),
-    library: c && c.subscribe
+    library: c?.subscribe
       ? [
           "```java",
           "try (SluiceClient client = SluiceClient.connect()) { // SLUICE_TOKEN, SLUICE_GATEWAY_URL",
           `    SluiceClient.Subscription sub = Api.subscribe${c.names.pascal}(client${c.parameters.length ? `, "${c.examplePath.split("/").slice(2).join("/")}"` : ""},`,
-          "            (message, payload) -> System.out.println(message.key() + \" \" + payload),",
+          '            (message, payload) -> System.out.println(message.key() + " " + payload),',
           "            new SluiceClient.SubscribeOptions());",
           "    sub.ended().join();",
           "}",

@@ -17,7 +17,7 @@ export default function Readme({ params }) {
     "",
     "## Output and scripting",
     "",
-    "The output panel (`#output`) shows one JSON line per event: `{\"subscribed\":PATH}` once the gateway confirmed a subscription, each message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) and each publish acknowledgement (`endpoint`, `epoch`, `partition`, `seq`). Errors appear in `#errors`.",
+    'The output panel (`#output`) shows one JSON line per event: `{"subscribed":PATH}` once the gateway confirmed a subscription, each message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) and each publish acknowledgement (`endpoint`, `epoch`, `partition`, `seq`). Errors appear in `#errors`.',
     "",
     "For automation the page exposes `window.sluiceClient` with `connect()`, `subscribe(path)`, `unsubscribe(path)`, `publish(path, data)` (all return promises) and `lines` (the output lines). Form elements: `#gateway`, `#token`, `#path`, `#payload`, `#subscribe`, `#publish`; per endpoint `fieldset[data-address]` with `input[data-param]`, `textarea[data-payload]` and `button[data-action]`.",
     "",

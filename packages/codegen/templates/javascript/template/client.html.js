@@ -13,7 +13,11 @@ export default function ClientHtml({ params }) {
     const inputs = c.parameters.map((p) => {
       const example = segments[parts.indexOf(`{${p.name}}`)] ?? "";
       let value = example;
-      try { value = decodeURIComponent(example); } catch { /* keep */ }
+      try {
+        value = decodeURIComponent(example);
+      } catch {
+        /* keep */
+      }
       return `  <label>${html(p.name)} <input data-param="${html(p.name)}" value="${html(value)}" spellcheck="false" title="${html(p.description)}"></label>`;
     });
     const ops = [c.subscribe && "subscribe", c.publish && "publish"].filter(Boolean).join(", ");
@@ -23,8 +27,14 @@ export default function ClientHtml({ params }) {
       c.description ? `  <p class="muted">${html(c.description)}</p>` : "",
       ...inputs,
     ];
-    if (c.publish) lines.push(`  <label>Payload (${html(c.contentType)}) <textarea data-payload spellcheck="false">${html(JSON.stringify(c.examplePayload))}</textarea></label>`);
-    if (c.subscribe) lines.push(`  <button type="button" data-action="subscribe">Subscribe</button><button type="button" data-action="unsubscribe">Unsubscribe</button>`);
+    if (c.publish)
+      lines.push(
+        `  <label>Payload (${html(c.contentType)}) <textarea data-payload spellcheck="false">${html(JSON.stringify(c.examplePayload))}</textarea></label>`,
+      );
+    if (c.subscribe)
+      lines.push(
+        `  <button type="button" data-action="subscribe">Subscribe</button><button type="button" data-action="unsubscribe">Unsubscribe</button>`,
+      );
     if (c.publish) lines.push(`  <button type="button" data-action="publish">Publish</button>`);
     lines.push("</fieldset>");
     return lines.filter(Boolean).join("\n");
@@ -39,7 +49,12 @@ export default function ClientHtml({ params }) {
     CHANNELS: channels.join("\n\n"),
     EXAMPLE_PATH: html(first ? first.examplePath : "/topic/key"),
     EXAMPLE_PAYLOAD: html(JSON.stringify(first ? first.examplePayload : { hello: "world" })),
-    API_JSON: scriptJson({ title: model.title, version: model.version, gatewayUrl: model.gatewayUrl, channels: model.channels.map((c) => ({ address: c.address, subscribe: c.subscribe, publish: c.publish })) }),
+    API_JSON: scriptJson({
+      title: model.title,
+      version: model.version,
+      gatewayUrl: model.gatewayUrl,
+      channels: model.channels.map((c) => ({ address: c.address, subscribe: c.subscribe, publish: c.publish })),
+    }),
     SDK_VERSION: html(extras.sdkVersion),
     SDK: sdk,
   });

@@ -26,7 +26,9 @@ export default function Readme({ params }) {
                 `        sub = await subscribe_${c.names.snake}(client, ${c.parameters.length ? `"${c.examplePath.split("/").slice(2).join("/")}", ` : ""}lambda m: print(m.key, m.data, m.position))`,
                 "        await sub.wait_ended()",
               ]
-            : [`        print(await publish_${c.names.snake}(client, ${c.parameters.length ? '"example", ' : ""}${JSON.stringify(c.examplePayload)}))`]),
+            : [
+                `        print(await publish_${c.names.snake}(client, ${c.parameters.length ? '"example", ' : ""}${JSON.stringify(c.examplePayload)}))`,
+              ]),
           "",
           "asyncio.run(main())",
           "```",

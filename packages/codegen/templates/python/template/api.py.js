@@ -3,7 +3,9 @@ import { File } from "@asyncapi/generator-react-sdk";
 import { oneLine, snake, typeTree } from "../../_shared/schema-types.js";
 
 const KEYWORDS = new Set(
-  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case".split(" "),
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case".split(
+    " ",
+  ),
 );
 const RESERVED = new Set(["client", "on_message", "on_gap", "from_", "data", "key", "self"]);
 
@@ -18,16 +20,34 @@ const isIdentifier = (name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !KEYWORD
 function pyType(t) {
   let out;
   switch (t.kind) {
-    case "string": out = "str"; break;
-    case "integer": out = "int"; break;
-    case "number": out = "float"; break;
-    case "boolean": out = "bool"; break;
-    case "null": return "None";
-    case "enum": out = `Literal[${t.values.map((v) => JSON.stringify(v)).join(", ")}]`; break;
-    case "array": out = `List[${pyType(t.items)}]`; break;
-    case "map": out = `Dict[str, ${pyType(t.values)}]`; break;
-    case "object": out = t.name; break;
-    default: return "Any";
+    case "string":
+      out = "str";
+      break;
+    case "integer":
+      out = "int";
+      break;
+    case "number":
+      out = "float";
+      break;
+    case "boolean":
+      out = "bool";
+      break;
+    case "null":
+      return "None";
+    case "enum":
+      out = `Literal[${t.values.map((v) => JSON.stringify(v)).join(", ")}]`;
+      break;
+    case "array":
+      out = `List[${pyType(t.items)}]`;
+      break;
+    case "map":
+      out = `Dict[str, ${pyType(t.values)}]`;
+      break;
+    case "object":
+      out = t.name;
+      break;
+    default:
+      return "Any";
   }
   return t.nullable ? `Optional[${out}]` : out;
 }
@@ -43,7 +63,9 @@ function typedDict(object) {
     }
   } else {
     // Keys that are not identifiers need the functional form.
-    const entries = object.fields.map((f) => `${JSON.stringify(f.jsonName)}: ${f.required ? `Required[${pyType(f.type)}]` : pyType(f.type)}`);
+    const entries = object.fields.map(
+      (f) => `${JSON.stringify(f.jsonName)}: ${f.required ? `Required[${pyType(f.type)}]` : pyType(f.type)}`,
+    );
     lines.push(`${object.name} = TypedDict(${JSON.stringify(object.name)}, {${entries.join(", ")}}, total=False)`);
     lines.push(`"""${doc.replaceAll('"""', "'''")}"""`);
   }
@@ -114,7 +136,9 @@ export default function Api({ params }) {
       const value = c.payloadFormat === "bytes" ? "(data.encode() if isinstance(data, str) else data)" : "data";
       fns.publish = param && value === "data" ? fn : `lambda client, key, data: ${fn}(client, ${param ? "key, " : ""}${value})`;
     }
-    table.push(`    Channel(${JSON.stringify(c.address)}, ${JSON.stringify(c.topic)}, ${c.key === undefined ? "None" : JSON.stringify(c.key)}, ${fns.subscribe}, ${fns.publish}),`);
+    table.push(
+      `    Channel(${JSON.stringify(c.address)}, ${JSON.stringify(c.topic)}, ${c.key === undefined ? "None" : JSON.stringify(c.key)}, ${fns.subscribe}, ${fns.publish}),`,
+    );
   }
   out.push(
     "",

@@ -8,7 +8,9 @@ export default function Readme({ params }) {
   // `subscribePricesSymbol("AAPL", extra)`: the example path's parameter values, then `extra`.
   const call = (c, op, extra) => {
     const segments = c.examplePath.split("/");
-    const args = c.parameters.map((p) => JSON.stringify(decodeURIComponent(segments[c.address.split("/").indexOf(`{${p.name}}`)] ?? "example")));
+    const args = c.parameters.map((p) =>
+      JSON.stringify(decodeURIComponent(segments[c.address.split("/").indexOf(`{${p.name}}`)] ?? "example")),
+    );
     return `${op}${c.names.pascal}(${[...args, extra].join(", ")})`;
   };
   const lines = [
@@ -34,12 +36,12 @@ export default function Readme({ params }) {
     `export SLUICE_GATEWAY_URL=${model.gatewayUrl}   # optional: this is the default`,
     "node dist/cli.js help",
   ];
-  if (first && first.subscribe) lines.push(`node dist/cli.js subscribe '${first.examplePath}'`);
+  if (first?.subscribe) lines.push(`node dist/cli.js subscribe '${first.examplePath}'`);
   if (pub) lines.push(`node dist/cli.js publish '${pub.examplePath}' '${JSON.stringify(pub.examplePayload).replaceAll("'", "'\\''")}'`);
   lines.push(
     "```",
     "",
-    "`subscribe` prints `{\"subscribed\":PATH}` once the gateway accepted the subscription, then one JSON line per message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) until stopped; `publish` prints the acknowledgement `{\"endpoint\",\"epoch\",\"partition\",\"seq\"}` or exits non-zero with the error. Status and errors go to stderr.",
+    '`subscribe` prints `{"subscribed":PATH}` once the gateway accepted the subscription, then one JSON line per message (`endpoint`, `key`, `epoch`, `partition`, `seq`, `ts`, `data`) until stopped; `publish` prints the acknowledgement `{"endpoint","epoch","partition","seq"}` or exits non-zero with the error. Status and errors go to stderr.',
     "",
     "## In your code",
     "",
@@ -49,11 +51,13 @@ export default function Readme({ params }) {
     "",
     `const client = await ${cls}.connect({ token: process.env.SLUICE_TOKEN!, WebSocket });`,
   );
-  if (first && first.subscribe) lines.push(`client.${call(first, "subscribe", "(m) => console.log(m.data, m.position)")};`);
+  if (first?.subscribe) lines.push(`client.${call(first, "subscribe", "(m) => console.log(m.data, m.position)")};`);
   if (pub) lines.push(`const ack = await client.${call(pub, "publish", JSON.stringify(pub.examplePayload))};`);
   lines.push("await client.close();", "```", "", "## Endpoints", "", "| endpoint | methods | message type |", "| --- | --- | --- |");
   for (const c of model.channels) {
-    const methods = [c.subscribe && `\`subscribe${c.names.pascal}\``, c.publish && `\`publish${c.names.pascal}\``].filter(Boolean).join(", ");
+    const methods = [c.subscribe && `\`subscribe${c.names.pascal}\``, c.publish && `\`publish${c.names.pascal}\``]
+      .filter(Boolean)
+      .join(", ");
     lines.push(`| \`${c.address}\` | ${methods} | \`${c.names.pascal}Message\` |`);
   }
   lines.push(

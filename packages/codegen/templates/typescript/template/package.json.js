@@ -19,5 +19,5 @@ export default function PackageJson({ params }) {
     dependencies: { "@sluice/sdk": "file:vendor/sluice-sdk", ws: "8.23.0" },
     devDependencies: { "@types/node": "20.19.43", "@types/ws": "8.18.2", typescript: "5.9.3" },
   };
-  return <File name="package.json">{JSON.stringify(pkg, null, 2) + "\n"}</File>;
+  return <File name="package.json">{`${JSON.stringify(pkg, null, 2)}\n`}</File>;
 }

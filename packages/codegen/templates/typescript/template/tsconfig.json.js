@@ -19,5 +19,5 @@ export default function TsConfig({ params }) {
     include: ["src"],
   };
   // tsconfig.json is JSON with comments, so it carries the header as a comment.
-  return <File name="tsconfig.json">{header("//") + JSON.stringify(config, null, 2) + "\n"}</File>;
+  return <File name="tsconfig.json">{`${header("//") + JSON.stringify(config, null, 2)}\n`}</File>;
 }

@@ -20,7 +20,16 @@ const AsyncApiComponent = dynamic(() => import("@asyncapi/react-component/browse
 
 const config: AsyncApiComponentConfig = {
   schemaID: "sluice-asyncapi",
-  show: { sidebar: false, info: true, servers: true, operations: true, messages: true, messageExamples: true, schemas: false, errors: true },
+  show: {
+    sidebar: false,
+    info: true,
+    servers: true,
+    operations: true,
+    messages: true,
+    messageExamples: true,
+    schemas: false,
+    errors: true,
+  },
   expand: { messageExamples: true },
   // The document is written from the client's side: receive = subscribe, send = publish.
   receiveLabel: "SUBSCRIBE",

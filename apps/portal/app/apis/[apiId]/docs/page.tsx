@@ -71,10 +71,15 @@ export default async function ApiDocsPage({ params }: Props) {
             </a>
           }
         >
-          This API has no endpoints, so its document describes only the gateway and how to connect. Editors add endpoints on the API&apos;s page.
+          This API has no endpoints, so its document describes only the gateway and how to connect. Editors add endpoints on the API&apos;s
+          page.
         </EmptyState>
       ) : (
-        <section aria-label="AsyncAPI documentation" data-testid="asyncapi-docs" className="overflow-hidden rounded-lg border border-slate-200">
+        <section
+          aria-label="AsyncAPI documentation"
+          data-testid="asyncapi-docs"
+          className="overflow-hidden rounded-lg border border-slate-200"
+        >
           <AsyncApiDocs document={document} />
         </section>
       )}

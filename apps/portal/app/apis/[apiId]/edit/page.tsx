@@ -22,7 +22,9 @@ export default async function EditApiPage({ params }: { params: Promise<{ apiId:
           { href: "/apis", label: "Catalog" },
           { href: `/apis/${api.id}`, label: api.name },
         ]}
-        description={api.endpointCount ? `A new name or version is pushed to the gateways with all ${api.endpointCount} endpoint(s).` : undefined}
+        description={
+          api.endpointCount ? `A new name or version is pushed to the gateways with all ${api.endpointCount} endpoint(s).` : undefined
+        }
       />
       <ApiForm api={api} />
     </>

@@ -4,7 +4,9 @@ import { camel, oneLine, pascal, typeTree } from "../../../_shared/schema-types.
 import { goHeader } from "../../lib/go.js";
 
 const KEYWORDS = new Set(
-  "break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var any ctx c handler opts data key".split(" "),
+  "break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var any ctx c handler opts data key".split(
+    " ",
+  ),
 );
 
 function ident(name) {
@@ -55,10 +57,18 @@ function struct(object) {
     used.add(name);
     const optional = !f.required;
     const tag = `\`json:"${f.jsonName.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}${optional ? ",omitempty" : ""}"\``;
-    const notes = [f.description && oneLine(f.description), f.type.kind === "enum" && `one of ${f.type.values.map((v) => JSON.stringify(v)).join(", ")}`].filter(Boolean);
+    const notes = [
+      f.description && oneLine(f.description),
+      f.type.kind === "enum" && `one of ${f.type.values.map((v) => JSON.stringify(v)).join(", ")}`,
+    ].filter(Boolean);
     rows.push({ name, type: goType(f.type, optional), tag, comment: notes.length ? `// ${notes.join("; ")}` : "" });
   }
-  return [`// ${object.name} is a payload object${object.description ? `: ${oneLine(object.description)}` : ""}.`, `type ${object.name} struct {`, ...alignFields(rows), "}"].join("\n");
+  return [
+    `// ${object.name} is a payload object${object.description ? `: ${oneLine(object.description)}` : ""}.`,
+    `type ${object.name} struct {`,
+    ...alignFields(rows),
+    "}",
+  ].join("\n");
 }
 
 // gofmt's layout (text/tabwriter): names and types align over the whole block;
@@ -78,7 +88,10 @@ function alignFields(rows) {
     for (let k = i; k < j; k++) tagWidth[k] = width;
     i = j;
   }
-  return rows.map((r, i) => `\t${r.name.padEnd(nameWidth)} ${r.type.padEnd(typeWidth)} ${r.comment ? `${r.tag.padEnd(tagWidth[i])} ${r.comment}` : r.tag}`);
+  return rows.map(
+    (r, i) =>
+      `\t${r.name.padEnd(nameWidth)} ${r.type.padEnd(typeWidth)} ${r.comment ? `${r.tag.padEnd(tagWidth[i])} ${r.comment}` : r.tag}`,
+  );
 }
 
 function payloadTypes(c) {
@@ -88,7 +101,8 @@ function payloadTypes(c) {
   if (!c.schema) return { name, code: `// ${name} is any JSON value: this endpoint has no JSON Schema.\ntype ${name} = json.RawMessage` };
   const { root, objects } = typeTree(c.schema, name);
   const blocks = objects.map(struct);
-  if (root.kind !== "object" || root.name !== name) blocks.unshift(`// ${name} is a payload of ${c.address}.\ntype ${name} = ${goType(root, false)}`);
+  if (root.kind !== "object" || root.name !== name)
+    blocks.unshift(`// ${name} is a payload of ${c.address}.\ntype ${name} = ${goType(root, false)}`);
   return { name, code: blocks.join("\n\n") };
 }
 
@@ -105,7 +119,10 @@ export default function Api({ params }) {
     const pathExpr = param ? `KeyPath(${JSON.stringify(prefix)}, ${arg})` : JSON.stringify(c.address);
     const argSig = param ? `, ${arg} string` : "";
     const argDoc = param ? `\n// ${arg}: ${oneLine(param.description) || "the Kafka record key"}` : "";
-    const entry = [`\t{`, `\t\tAddress: ${JSON.stringify(c.address)}, Topic: ${JSON.stringify(c.topic)}, Key: ${JSON.stringify(c.key ?? "")},`];
+    const entry = [
+      `\t{`,
+      `\t\tAddress: ${JSON.stringify(c.address)}, Topic: ${JSON.stringify(c.topic)}, Key: ${JSON.stringify(c.key ?? "")},`,
+    ];
     if (c.subscribe) {
       const fn = `Subscribe${c.names.pascal}`;
       out.push(
@@ -134,9 +151,10 @@ export default function Api({ params }) {
       );
       // The command line passes the JSON through untouched (no round trip through
       // a struct that could drop fields); a bytes endpoint sends a JSON string's UTF-8 bytes.
-      const raw = c.payloadFormat === "bytes"
-        ? `\t\t\tvar text string\n\t\t\tif err := json.Unmarshal(data, &text); err != nil {\n\t\t\t\treturn Ack{}, newError(CodeBadFrame, "", "a bytes endpoint takes a JSON string: %v", err)\n\t\t\t}\n\t\t\treturn c.Publish(ctx, ${param ? `KeyPath(${JSON.stringify(prefix)}, key)` : JSON.stringify(c.address)}, []byte(text))`
-        : `\t\t\treturn c.Publish(ctx, ${param ? `KeyPath(${JSON.stringify(prefix)}, key)` : JSON.stringify(c.address)}, data)`;
+      const raw =
+        c.payloadFormat === "bytes"
+          ? `\t\t\tvar text string\n\t\t\tif err := json.Unmarshal(data, &text); err != nil {\n\t\t\t\treturn Ack{}, newError(CodeBadFrame, "", "a bytes endpoint takes a JSON string: %v", err)\n\t\t\t}\n\t\t\treturn c.Publish(ctx, ${param ? `KeyPath(${JSON.stringify(prefix)}, key)` : JSON.stringify(c.address)}, []byte(text))`
+          : `\t\t\treturn c.Publish(ctx, ${param ? `KeyPath(${JSON.stringify(prefix)}, key)` : JSON.stringify(c.address)}, data)`;
       entry.push(`\t\tPublish: func(ctx context.Context, c *Client, key string, data json.RawMessage) (Ack, error) {`, raw, `\t\t},`);
     }
     entry.push(`\t},`);

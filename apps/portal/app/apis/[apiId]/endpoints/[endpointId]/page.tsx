@@ -62,7 +62,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           <code>{endpoint.topic}</code>
         </Fact>
         <Fact term="Partitions">
-          <span data-testid="endpoint-partitions">{partitions ?? (topics ? "topic not found in Kafka" : "unknown (Kafka unreachable)")}</span>
+          <span data-testid="endpoint-partitions">
+            {partitions ?? (topics ? "topic not found in Kafka" : "unknown (Kafka unreachable)")}
+          </span>
           {kafkaError ? <span className="sr-only">{kafkaError}</span> : null}
         </Fact>
         <Fact term={endpoint.keyParam ? "Key parameter" : "Record key"}>
@@ -92,11 +94,17 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             Message schema
           </h2>
           {endpoint.jsonSchema ? (
-            <pre className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs" data-testid="endpoint-schema">
+            <pre
+              className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
+              data-testid="endpoint-schema"
+            >
               {pretty(endpoint.jsonSchema)}
             </pre>
           ) : (
-            <p className="text-sm text-slate-500">No schema: the gateway accepts any {endpoint.payloadFormat === "json" ? "JSON value" : endpoint.payloadFormat === "text" ? "UTF-8 text" : "bytes"}.</p>
+            <p className="text-sm text-slate-500">
+              No schema: the gateway accepts any{" "}
+              {endpoint.payloadFormat === "json" ? "JSON value" : endpoint.payloadFormat === "text" ? "UTF-8 text" : "bytes"}.
+            </p>
           )}
         </section>
         <section aria-labelledby="examples-heading">
@@ -106,10 +114,11 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           {endpoint.examples.length ? (
             <ol className="space-y-2">
               {endpoint.examples.map((ex, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: examples have no identity of their own; this list is rendered once on the server and never reordered.
                 <li key={i}>
-                  <pre className="overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs" aria-label={`Example ${i + 1}`}>
-                    {pretty(ex)}
-                  </pre>
+                  <figure aria-label={`Example ${i + 1}`}>
+                    <pre className="overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs">{pretty(ex)}</pre>
+                  </figure>
                 </li>
               ))}
             </ol>

@@ -3,9 +3,11 @@ import { File } from "@asyncapi/generator-react-sdk";
 import { camel, oneLine, typeTree } from "../../../../_shared/schema-types.js";
 
 const KEYWORDS = new Set(
-  ("abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while true false null var yield record sealed permits " +
+  (
+    "abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while true false null var yield record sealed permits " +
     // record components may not be named like Object's methods; and the generated methods' own parameters
-    "clone finalize getClass hashCode notify notifyAll toString wait client handler options data key json").split(" "),
+    "clone finalize getClass hashCode notify notifyAll toString wait client handler options data key json"
+  ).split(" "),
 );
 
 function ident(name) {
@@ -73,7 +75,10 @@ function record(object) {
   const lines = [
     "    /**",
     `     * ${object.description ? doc(object.description) : "A payload object."}`,
-    ...fields.map((f) => `     * @param ${f.ident} {@code ${doc(f.jsonName)}}${f.required ? " (required)" : ""}${f.description ? ": " + doc(f.description) : ""}${f.type.kind === "enum" ? ` one of ${doc(f.type.values.map((v) => JSON.stringify(v)).join(", "))}` : ""}`),
+    ...fields.map(
+      (f) =>
+        `     * @param ${f.ident} {@code ${doc(f.jsonName)}}${f.required ? " (required)" : ""}${f.description ? `: ${doc(f.description)}` : ""}${f.type.kind === "enum" ? ` one of ${doc(f.type.values.map((v) => JSON.stringify(v)).join(", "))}` : ""}`,
+    ),
     "     */",
     `    public record ${object.name}(${fields.map((f) => `${javaType(f.type)} ${f.ident}`).join(", ")}) implements Json.JsonValue {`,
     "        /** Reads a decoded JSON value; null when it is not an object (a field that does not fit is null). */",
@@ -174,7 +179,9 @@ export default function Api({ params }) {
       );
       publish = `Api::${fn}Raw`;
     }
-    table.push(`            new Channel(${JSON.stringify(c.address)}, ${JSON.stringify(c.topic)}, ${c.key === undefined ? "null" : JSON.stringify(c.key)}, ${subscribe}, ${publish})`);
+    table.push(
+      `            new Channel(${JSON.stringify(c.address)}, ${JSON.stringify(c.topic)}, ${c.key === undefined ? "null" : JSON.stringify(c.key)}, ${subscribe}, ${publish})`,
+    );
   }
   out.push(
     "    /** One endpoint of the API, for the command line: key is null for a parameterised endpoint. */",
@@ -191,7 +198,7 @@ export default function Api({ params }) {
     "",
     "    /** The endpoints of the API. */",
     "    public static final List<Channel> CHANNELS = List.of(",
-    table.join(",\n") + ");",
+    `${table.join(",\n")});`,
     "}",
     "",
   );

@@ -5,8 +5,9 @@ import { oneLine } from "../../../../_shared/schema-types.js";
 /** src/sluice/Main.java: static/Main.java filled in for this API. */
 export default function Main({ params }) {
   const { model, header, fill, readTemplateFile } = params.sluice;
-  const values = { HEADER: header("//").trimEnd() };
-  if ("Main" === "SluiceClient") values.GATEWAY_URL = JSON.stringify(model.gatewayUrl);
-  if ("Main" === "Main") values.TITLE = oneLine(`${model.title} v${model.version}`).replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  const values = {
+    HEADER: header("//").trimEnd(),
+    TITLE: oneLine(`${model.title} v${model.version}`).replaceAll("<", "&lt;").replaceAll(">", "&gt;"),
+  };
   return <File name="Main.java">{fill(readTemplateFile("static/Main.java"), values)}</File>;
 }

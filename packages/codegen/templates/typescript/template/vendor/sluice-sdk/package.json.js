@@ -4,5 +4,9 @@ import { File } from "@asyncapi/generator-react-sdk";
 export default function SdkPackage({ params }) {
   const { generatedBy, extras } = params.sluice;
   const pkg = JSON.parse(extras.sdkFiles["package.json"]);
-  return <File name="package.json">{JSON.stringify({ "//": `${generatedBy} A copy of ${pkg.name} ${pkg.version}.`, ...pkg }, null, 2) + "\n"}</File>;
+  return (
+    <File name="package.json">
+      {`${JSON.stringify({ "//": `${generatedBy} A copy of ${pkg.name} ${pkg.version}.`, ...pkg }, null, 2)}\n`}
+    </File>
+  );
 }

@@ -14,7 +14,10 @@ export const metadata: Metadata = { title: "Edit endpoint · Sluice" };
 export default async function EditEndpointPage({ params }: { params: Promise<{ apiId: string; endpointId: string }> }) {
   const { apiId, endpointId } = await params;
   const actor = await pageActor("editor", `/apis/${apiId}/endpoints/${endpointId}/edit`);
-  const [endpoint, { topics, kafkaError }] = await Promise.all([loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId })), topicsForForm()]);
+  const [endpoint, { topics, kafkaError }] = await Promise.all([
+    loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId })),
+    topicsForForm(),
+  ]);
   return (
     <>
       <PageHeader
