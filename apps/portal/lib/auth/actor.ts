@@ -54,6 +54,6 @@ export function tryAuthorize<R extends Role>(actor: Actor, least: R): Authorized
 /** authorize is the role check: it throws 403 unless the actor has at least `least`. */
 export function authorize<R extends Role>(actor: Actor, least: R): AuthorizedActor<R> {
   const authorized = tryAuthorize(actor, least);
-  if (!authorized) throw forbidden(`This needs the ${least} role; you are ${actor.role === "admin" ? "an" : "a"} ${actor.role}.`);
+  if (!authorized) throw forbidden(`This needs the ${least} role; you are ${/^[aeiou]/.test(actor.role) ? "an" : "a"} ${actor.role}.`);
   return authorized;
 }
