@@ -55,7 +55,14 @@ func dialTLS(ctx context.Context, base *tls.Config, network, host string) (net.C
 	conn := tls.Client(raw, cfg)
 	if err := conn.HandshakeContext(ctx); err != nil {
 		raw.Close()
-		return nil, err
+		return nil, handshakeError{err}
 	}
 	return conn, nil
 }
+
+// handshakeError is a failed TLS handshake, told apart so that Explain can
+// name the setting to fix.
+type handshakeError struct{ err error }
+
+func (e handshakeError) Error() string { return "TLS handshake: " + e.err.Error() }
+func (e handshakeError) Unwrap() error { return e.err }
