@@ -102,9 +102,11 @@ func (s *TokenSource) request(ctx context.Context) (string, time.Duration, error
 		return "", 0, s.errorf("HTTP %d: reading the answer: %v", resp.StatusCode, err)
 	}
 	var answer struct {
-		AccessToken string          `json:"access_token"`
-		ExpiresIn   json.RawMessage `json:"expires_in"`
-		Error       string          `json:"error"`
+		AccessToken string `json:"access_token"`
+		// ExpiresIn is a number of seconds (json.Number also takes the
+		// quoted form some servers send).
+		ExpiresIn json.Number `json:"expires_in"`
+		Error     string      `json:"error"`
 	}
 	jsonErr := json.Unmarshal(body, &answer)
 	if resp.StatusCode != http.StatusOK {
@@ -117,18 +119,8 @@ func (s *TokenSource) request(ctx context.Context) (string, time.Duration, error
 		return "", 0, s.errorf("HTTP %d but the answer has no access_token", resp.StatusCode)
 	}
 	life := defaultTokenLife
-	if len(answer.ExpiresIn) > 0 {
-		// expires_in is a number of seconds; some servers send it as a string.
-		var secs json.Number
-		if err := json.Unmarshal(answer.ExpiresIn, &secs); err != nil {
-			var str string
-			if json.Unmarshal(answer.ExpiresIn, &str) == nil {
-				secs = json.Number(str)
-			}
-		}
-		if n, err := secs.Float64(); err == nil && n > 0 {
-			life = time.Duration(n * float64(time.Second))
-		}
+	if n, err := answer.ExpiresIn.Float64(); err == nil && n > 0 {
+		life = time.Duration(n * float64(time.Second))
 	}
 	return answer.AccessToken, life, nil
 }

@@ -134,3 +134,23 @@ func TestTokenSourceMechanism(t *testing.T) {
 		t.Fatalf("first message %q, %v", first, err)
 	}
 }
+
+func TestTokenSourceLifetimeForms(t *testing.T) {
+	for body, life := range map[string]time.Duration{
+		`{"access_token":"t","expires_in":"60"}`: time.Minute,
+		`{"access_token":"t","expires_in":30.5}`: 30500 * time.Millisecond,
+		`{"access_token":"t"}`:                   defaultTokenLife,
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) }))
+		s := NewTokenSource(srv.URL, "id", "secret", "")
+		now := time.Unix(1_000_000, 0)
+		s.now = func() time.Time { return now }
+		if _, err := s.Token(context.Background()); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got := s.expiresAt.Sub(now); got != life {
+			t.Errorf("%s: life %v, want %v", body, got, life)
+		}
+		srv.Close()
+	}
+}
