@@ -65,7 +65,8 @@ func (c *Catalog) Run(ctx context.Context, kc kafka.ClientOptions, topic string)
 			resync = true
 			c.log.Warn("catalog: the topic was recreated or rewound; re-reading it from the beginning", "topic", topic, "retry_in", wait.String())
 		} else {
-			c.log.Warn("catalog: Kafka error, retrying", "topic", topic, "err", err, "retry_in", wait.String())
+			// Explain names the setting to fix when TLS or SASL failed.
+			c.log.Warn("catalog: Kafka error, retrying", "topic", topic, "err", kc.Security.Explain(err), "retry_in", wait.String())
 		}
 		if !kafka.Sleep(ctx, wait) {
 			return nil
@@ -150,7 +151,7 @@ func (c *Catalog) session(ctx context.Context, kc kafka.ClientOptions, topic str
 			seen = nil
 		}
 		if fetchErr != nil {
-			errs.log(c.log, fetchErr)
+			errs.log(c.log, kc.Security.Explain(fetchErr))
 			if fetches.NumRecords() == 0 && !kafka.Sleep(ctx, bo.Next()) {
 				return ctx.Err()
 			}

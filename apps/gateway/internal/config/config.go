@@ -64,7 +64,82 @@ type Config struct {
 	// them (with an epoch gap). Env SLUICE_TOPIC_GONE_AFTER, flag
 	// -topic-gone-after. Default 30s.
 	TopicGoneAfter time.Duration
+
+	// The Kafka security settings below are the contract every Sluice component
+	// reads the same way (their env names are Kafka's own); KafkaSecurity
+	// turns them into the kafka.Security every client is built with. A secret
+	// has no flag (a command line is visible to every local user): it comes
+	// from its env variable or from a file named by its _FILE variable.
+
+	// KafkaSecurityProtocol is PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
+	// (any case). Env KAFKA_SECURITY_PROTOCOL, flag -kafka-security-protocol.
+	// Default PLAINTEXT.
+	KafkaSecurityProtocol string
+	// KafkaTLSCAFile is a PEM bundle of the CAs brokers are verified with;
+	// empty is the system's roots. Env KAFKA_TLS_CA_FILE, flag -kafka-tls-ca-file.
+	KafkaTLSCAFile string
+	// KafkaTLSCertFile and KafkaTLSKeyFile are the client certificate and its
+	// key (PEM) for mutual TLS: both or neither. Env KAFKA_TLS_CERT_FILE and
+	// KAFKA_TLS_KEY_FILE, flags -kafka-tls-cert-file and -kafka-tls-key-file.
+	KafkaTLSCertFile, KafkaTLSKeyFile string
+	// KafkaTLSServerName overrides the name brokers' certificates are
+	// verified against (and SNI); empty is each broker's host. Env
+	// KAFKA_TLS_SERVER_NAME, flag -kafka-tls-server-name.
+	KafkaTLSServerName string
+	// KafkaTLSInsecureSkipVerify skips verifying brokers' certificates, with
+	// a warning at start. Env KAFKA_TLS_INSECURE_SKIP_VERIFY (true or false),
+	// flag -kafka-tls-insecure-skip-verify. Default false.
+	KafkaTLSInsecureSkipVerify bool
+	// KafkaSASLMechanism is PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER
+	// (any case), required with a SASL_* protocol. Env KAFKA_SASL_MECHANISM,
+	// flag -kafka-sasl-mechanism.
+	KafkaSASLMechanism string
+	// KafkaSASLUsername is the PLAIN or SCRAM user. Env KAFKA_SASL_USERNAME,
+	// flag -kafka-sasl-username.
+	KafkaSASLUsername string
+	// KafkaSASLPassword is the PLAIN or SCRAM password. Env
+	// KAFKA_SASL_PASSWORD only.
+	KafkaSASLPassword Secret
+	// KafkaSASLPasswordFile names a file holding the password instead. Env
+	// KAFKA_SASL_PASSWORD_FILE, flag -kafka-sasl-password-file.
+	KafkaSASLPasswordFile string
+	// KafkaOAuthTokenURL is the OAUTHBEARER client-credentials token endpoint
+	// (https; http only on loopback). Env
+	// KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL, flag
+	// -kafka-sasl-oauthbearer-token-endpoint-url.
+	KafkaOAuthTokenURL string
+	// KafkaOAuthClientID is the OAUTHBEARER client id. Env
+	// KAFKA_SASL_OAUTHBEARER_CLIENT_ID, flag -kafka-sasl-oauthbearer-client-id.
+	KafkaOAuthClientID string
+	// KafkaOAuthClientSecret is the OAUTHBEARER client secret. Env
+	// KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET only.
+	KafkaOAuthClientSecret Secret
+	// KafkaOAuthClientSecretFile names a file holding the client secret
+	// instead. Env KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE, flag
+	// -kafka-sasl-oauthbearer-client-secret-file.
+	KafkaOAuthClientSecretFile string
+	// KafkaOAuthScope is the optional scope of token requests (space-separated).
+	// Env KAFKA_SASL_OAUTHBEARER_SCOPE, flag -kafka-sasl-oauthbearer-scope.
+	KafkaOAuthScope string
 }
+
+// Secret is a setting never to be printed: fmt shows it as [redacted] (a
+// Config printed with %v or %+v included); Reveal gives the value.
+type Secret string
+
+// String is [redacted] for a set secret, empty for an unset one.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString keeps %#v from printing the value.
+func (s Secret) GoString() string { return strconv.Quote(s.String()) }
+
+// Reveal is the secret's value, for the code that sends it.
+func (s Secret) Reveal() string { return string(s) }
 
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
@@ -83,6 +158,8 @@ func Defaults() Config {
 
 		TopicCheckInterval: 2 * time.Second,
 		TopicGoneAfter:     30 * time.Second,
+
+		KafkaSecurityProtocol: "PLAINTEXT",
 	}
 }
 
@@ -123,6 +200,19 @@ func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
 	fs.DurationVar(&cfg.TopicCheckInterval, "topic-check-interval", cfg.TopicCheckInterval, "how often topics in use are checked for recreation and added partitions (env SLUICE_TOPIC_CHECK_INTERVAL)")
 	fs.DurationVar(&cfg.TopicGoneAfter, "topic-gone-after", cfg.TopicGoneAfter, "how long a deleted topic may stay missing before its subscriptions end (env SLUICE_TOPIC_GONE_AFTER)")
+	fs.StringVar(&cfg.KafkaSecurityProtocol, "kafka-security-protocol", cfg.KafkaSecurityProtocol, "Kafka transport: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (env KAFKA_SECURITY_PROTOCOL)")
+	fs.StringVar(&cfg.KafkaTLSCAFile, "kafka-tls-ca-file", cfg.KafkaTLSCAFile, "PEM CA bundle brokers are verified with; system roots when empty (env KAFKA_TLS_CA_FILE)")
+	fs.StringVar(&cfg.KafkaTLSCertFile, "kafka-tls-cert-file", cfg.KafkaTLSCertFile, "PEM client certificate for mutual TLS (env KAFKA_TLS_CERT_FILE)")
+	fs.StringVar(&cfg.KafkaTLSKeyFile, "kafka-tls-key-file", cfg.KafkaTLSKeyFile, "PEM key of the client certificate (env KAFKA_TLS_KEY_FILE)")
+	fs.StringVar(&cfg.KafkaTLSServerName, "kafka-tls-server-name", cfg.KafkaTLSServerName, "name brokers' certificates are verified against; each broker's host when empty (env KAFKA_TLS_SERVER_NAME)")
+	fs.BoolVar(&cfg.KafkaTLSInsecureSkipVerify, "kafka-tls-insecure-skip-verify", cfg.KafkaTLSInsecureSkipVerify, "do not verify brokers' certificates: testing only (env KAFKA_TLS_INSECURE_SKIP_VERIFY)")
+	fs.StringVar(&cfg.KafkaSASLMechanism, "kafka-sasl-mechanism", cfg.KafkaSASLMechanism, "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER (env KAFKA_SASL_MECHANISM)")
+	fs.StringVar(&cfg.KafkaSASLUsername, "kafka-sasl-username", cfg.KafkaSASLUsername, "PLAIN or SCRAM user (env KAFKA_SASL_USERNAME)")
+	fs.StringVar(&cfg.KafkaSASLPasswordFile, "kafka-sasl-password-file", cfg.KafkaSASLPasswordFile, "file holding the PLAIN or SCRAM password (env KAFKA_SASL_PASSWORD_FILE)")
+	fs.StringVar(&cfg.KafkaOAuthTokenURL, "kafka-sasl-oauthbearer-token-endpoint-url", cfg.KafkaOAuthTokenURL, "OAUTHBEARER client-credentials token endpoint (env KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL)")
+	fs.StringVar(&cfg.KafkaOAuthClientID, "kafka-sasl-oauthbearer-client-id", cfg.KafkaOAuthClientID, "OAUTHBEARER client id (env KAFKA_SASL_OAUTHBEARER_CLIENT_ID)")
+	fs.StringVar(&cfg.KafkaOAuthClientSecretFile, "kafka-sasl-oauthbearer-client-secret-file", cfg.KafkaOAuthClientSecretFile, "file holding the OAUTHBEARER client secret (env KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE)")
+	fs.StringVar(&cfg.KafkaOAuthScope, "kafka-sasl-oauthbearer-scope", cfg.KafkaOAuthScope, "scope of OAUTHBEARER token requests, space-separated (env KAFKA_SASL_OAUTHBEARER_SCOPE)")
 	return fs, brokers
 }
 
@@ -148,9 +238,24 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("SLUICE_LOG_FORMAT"); v != "" {
 		c.LogFormat = v
 	}
-	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy, "SLUICE_DEBUG_ADDR": &c.DebugAddr} {
+	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy, "SLUICE_DEBUG_ADDR": &c.DebugAddr,
+		"KAFKA_SECURITY_PROTOCOL": &c.KafkaSecurityProtocol, "KAFKA_TLS_CA_FILE": &c.KafkaTLSCAFile, "KAFKA_TLS_CERT_FILE": &c.KafkaTLSCertFile, "KAFKA_TLS_KEY_FILE": &c.KafkaTLSKeyFile, "KAFKA_TLS_SERVER_NAME": &c.KafkaTLSServerName,
+		"KAFKA_SASL_MECHANISM": &c.KafkaSASLMechanism, "KAFKA_SASL_USERNAME": &c.KafkaSASLUsername, "KAFKA_SASL_PASSWORD_FILE": &c.KafkaSASLPasswordFile,
+		"KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL": &c.KafkaOAuthTokenURL, "KAFKA_SASL_OAUTHBEARER_CLIENT_ID": &c.KafkaOAuthClientID, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE": &c.KafkaOAuthClientSecretFile, "KAFKA_SASL_OAUTHBEARER_SCOPE": &c.KafkaOAuthScope} {
 		if v := getenv(name); v != "" {
 			*dst = v
+		}
+	}
+	c.KafkaSASLPassword = Secret(getenv("KAFKA_SASL_PASSWORD"))
+	c.KafkaOAuthClientSecret = Secret(getenv("KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"))
+	if v := getenv("KAFKA_TLS_INSECURE_SKIP_VERIFY"); v != "" {
+		switch strings.ToLower(v) {
+		case "true":
+			c.KafkaTLSInsecureSkipVerify = true
+		case "false":
+			c.KafkaTLSInsecureSkipVerify = false
+		default:
+			return fmt.Errorf("KAFKA_TLS_INSECURE_SKIP_VERIFY: %q is not true or false", v)
 		}
 	}
 	for name, dst := range map[string]*int{"SLUICE_QUEUE_SIZE": &c.QueueSize, "SLUICE_CACHE_SIZE": &c.CacheSize, "SLUICE_MAX_SUBSCRIPTIONS": &c.MaxSubscriptions} {
@@ -165,9 +270,13 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	return nil
 }
 
-// Describe renders the configuration one field a line, for checkconfig. It holds
-// no secrets today; a secret field added later must be masked here.
+// Describe renders the configuration one field a line, for checkconfig. Secrets
+// show as [redacted], or [from file PATH] when read from a file.
 func (c Config) Describe() string {
+	return c.describeBase() + c.describeKafkaSecurity()
+}
+
+func (c Config) describeBase() string {
 	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n"+
 		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n"+
 		"topic-check-interval=%s\ntopic-gone-after=%s\n",
@@ -238,6 +347,7 @@ func (c Config) Validate() error {
 	if c.TopicGoneAfter < 0 {
 		errs = append(errs, errors.New("topic-gone-after: must not be negative"))
 	}
+	errs = append(errs, c.validateKafkaSecurity()...)
 	return errors.Join(errs...)
 }
 

@@ -16,6 +16,9 @@ import (
 type ClientOptions struct {
 	// Brokers are the bootstrap brokers.
 	Brokers []string
+	// Security secures every connection (TLS, SASL); the zero value is
+	// plaintext.
+	Security Security
 	// Logger receives the Cluster's warnings and, for the clients that log
 	// them (the catalog reader), franz-go's; nil discards.
 	Logger *slog.Logger
@@ -29,13 +32,18 @@ func (o ClientOptions) logger() *slog.Logger {
 }
 
 // clientOpts are the options every client starts from: where the brokers are,
-// how to connect to them (dialBroker), and the client id brokers see.
+// how to connect to them (dialBroker, in TLS when o.Security says so), how to
+// authenticate (SASL) and the client id brokers see.
 func (o ClientOptions) clientOpts(clientID string) []kgo.Opt {
-	return []kgo.Opt{
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(o.Brokers...),
-		kgo.Dialer(dialBroker),
+		kgo.Dialer(o.Security.dialer()),
 		kgo.ClientID(clientID),
 	}
+	if o.Security.SASL != nil {
+		opts = append(opts, kgo.SASL(o.Security.SASL))
+	}
+	return opts
 }
 
 // newClient builds a client from clientOpts and the options of its job.

@@ -100,7 +100,7 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 					return
 				}
 				if !w.due {
-					c.log.Warn("fetch error; checking the topic", "topic", t, "partition", p, "err", err)
+					c.log.Warn("fetch error; checking the topic", "topic", t, "partition", p, "err", c.opts.Security.Explain(err))
 				}
 				w.due = true
 			})
@@ -276,7 +276,7 @@ func (w *topicWatch) check(ctx context.Context, ev hub.ConsumeEvents) watchResul
 		w.due = false
 		return watchSame
 	case err != nil:
-		w.c.log.Warn("cannot check topic metadata", "topic", w.topic, "err", err)
+		w.c.log.Warn("cannot check topic metadata", "topic", w.topic, "err", w.c.opts.Security.Explain(err))
 		return watchSame
 	}
 	w.missingSince = time.Time{}
@@ -329,7 +329,7 @@ func (c *Cluster) endOffsetsWithRetry(ctx context.Context, topic string) map[int
 			}
 			err = fmt.Errorf("no partitions listed")
 		}
-		c.log.Warn("cannot list end offsets; retrying", "topic", topic, "err", err)
+		c.log.Warn("cannot list end offsets; retrying", "topic", topic, "err", c.opts.Security.Explain(err))
 		if !Sleep(ctx, bo.Next()) {
 			return nil
 		}

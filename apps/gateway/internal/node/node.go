@@ -40,7 +40,14 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // Build assembles a node; the returned start function runs it until ctx ends.
 func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) error, error) {
 	// Every Kafka client of the node, the catalog's included, is built from kc.
-	kc := kafka.ClientOptions{Brokers: cfg.KafkaBrokers, Logger: log}
+	sec, err := cfg.KafkaSecurity()
+	if err != nil {
+		return nil, nil, err
+	}
+	if warning := cfg.InsecureWarning(); warning != "" {
+		log.Warn(warning)
+	}
+	kc := kafka.ClientOptions{Brokers: cfg.KafkaBrokers, Security: sec, Logger: log}
 	cluster, err := kafka.New(kc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka: %w", err)

@@ -1,0 +1,156 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// tokenServer is a client-credentials endpoint that checks the request's
+// shape and hands out numbered tokens; status, when set, is answered instead.
+type tokenServer struct {
+	t        *testing.T
+	requests atomic.Int32
+	status   atomic.Int32
+	scope    string
+}
+
+const testSecret = "s3cret:with/odd chars"
+
+func (ts *tokenServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := ts.requests.Add(1)
+	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		ts.t.Errorf("request %s with content type %q", r.Method, r.Header.Get("Content-Type"))
+	}
+	id, secret, ok := r.BasicAuth()
+	// RFC 6749 §2.3.1: both form-url-encoded inside the Basic credentials.
+	if !ok || id != "sluice%2Fgw" || secret != "s3cret%3Awith%2Fodd+chars" {
+		ts.t.Errorf("basic auth %q %q %v", id, secret, ok)
+	}
+	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != ts.scope {
+		ts.t.Errorf("form %v (err %v), want scope %q", r.PostForm, err, ts.scope)
+	}
+	if _, has := r.PostForm["scope"]; has != (ts.scope != "") {
+		ts.t.Errorf("scope sent: %v, want %v", has, ts.scope != "")
+	}
+	if s := ts.status.Load(); s != 0 {
+		w.WriteHeader(int(s))
+		fmt.Fprintf(w, `{"error":"invalid_client","error_description":"bad secret %s"}`, testSecret)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"access_token":"token-%d","token_type":"Bearer","expires_in":100}`, n)
+}
+
+func newTestTokenSource(t *testing.T, scope string) (*TokenSource, *tokenServer, *time.Time) {
+	ts := &tokenServer{t: t, scope: scope}
+	srv := httptest.NewServer(ts)
+	t.Cleanup(srv.Close)
+	s := NewTokenSource(srv.URL+"/token", "sluice/gw", testSecret, scope)
+	now := time.Unix(1_000_000, 0)
+	s.now = func() time.Time { return now }
+	return s, ts, &now
+}
+
+func TestTokenSourceCachesAndRefreshes(t *testing.T) {
+	s, ts, now := newTestTokenSource(t, "kafka read")
+	ctx := context.Background()
+	for i := range 3 {
+		tok, err := s.Token(ctx)
+		if err != nil || tok != "token-1" {
+			t.Fatalf("call %d: %q %v, want token-1 from the cache", i, tok, err)
+		}
+	}
+	*now = now.Add(79 * time.Second) // before 80 % of 100 s
+	if tok, _ := s.Token(ctx); tok != "token-1" || ts.requests.Load() != 1 {
+		t.Fatalf("at 79 s: %q after %d requests", tok, ts.requests.Load())
+	}
+	*now = now.Add(2 * time.Second) // past 80 %: refresh
+	if tok, err := s.Token(ctx); err != nil || tok != "token-2" {
+		t.Fatalf("at 81 s: %q %v, want a refreshed token-2", tok, err)
+	}
+	// A failed refresh keeps the token until it expires, then fails.
+	ts.status.Store(http.StatusServiceUnavailable)
+	*now = now.Add(90 * time.Second)
+	if tok, err := s.Token(ctx); err != nil || tok != "token-2" {
+		t.Fatalf("failed refresh before expiry: %q %v, want token-2", tok, err)
+	}
+	*now = now.Add(20 * time.Second)
+	if _, err := s.Token(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("after expiry: %v, want the HTTP 503 error", err)
+	}
+}
+
+func TestTokenSourceNoScope(t *testing.T) {
+	s, _, _ := newTestTokenSource(t, "")
+	if tok, err := s.Token(context.Background()); err != nil || tok != "token-1" {
+		t.Fatalf("%q %v", tok, err)
+	}
+}
+
+func TestTokenSourceErrorsNameTheSettingNotTheSecret(t *testing.T) {
+	s, ts, _ := newTestTokenSource(t, "")
+	ts.status.Store(http.StatusUnauthorized)
+	_, err := s.Token(context.Background())
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	msg := err.Error()
+	for _, want := range []string{"KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL", "sluice/gw", "HTTP 401", "invalid_client", s.url} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not contain %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, testSecret) {
+		t.Errorf("error %q contains the secret", msg)
+	}
+
+	// Unreachable endpoint, and an answer without a token.
+	s.url = "http://127.0.0.1:1/token"
+	if _, err := s.Token(context.Background()); err == nil || !strings.Contains(err.Error(), "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL") || strings.Contains(err.Error(), testSecret) {
+		t.Errorf("unreachable: %v", err)
+	}
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{}`) }))
+	defer empty.Close()
+	s.url = empty.URL
+	if _, err := s.Token(context.Background()); err == nil || !strings.Contains(err.Error(), "no access_token") {
+		t.Errorf("empty answer: %v", err)
+	}
+}
+
+func TestTokenSourceMechanism(t *testing.T) {
+	s, _, _ := newTestTokenSource(t, "")
+	m := s.Mechanism()
+	if m.Name() != "OAUTHBEARER" {
+		t.Fatal(m.Name())
+	}
+	_, first, err := m.Authenticate(context.Background(), "broker:9093")
+	if err != nil || !strings.Contains(string(first), "auth=Bearer token-1") {
+		t.Fatalf("first message %q, %v", first, err)
+	}
+}
+
+func TestTokenSourceLifetimeForms(t *testing.T) {
+	for body, life := range map[string]time.Duration{
+		`{"access_token":"t","expires_in":"60"}`: time.Minute,
+		`{"access_token":"t","expires_in":30.5}`: 30500 * time.Millisecond,
+		`{"access_token":"t"}`:                   defaultTokenLife,
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) }))
+		s := NewTokenSource(srv.URL, "id", "secret", "")
+		now := time.Unix(1_000_000, 0)
+		s.now = func() time.Time { return now }
+		if _, err := s.Token(context.Background()); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got := s.expiresAt.Sub(now); got != life {
+			t.Errorf("%s: life %v, want %v", body, got, life)
+		}
+		srv.Close()
+	}
+}
