@@ -1,0 +1,3 @@
+export * from "./settings.ts";
+export * from "./oauth.ts";
+export * from "./kafkajs.ts";
