@@ -4,7 +4,14 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { KafkaSettingsError, describeKafkaSettings, kafkaClientConfig, loadKafkaSettings } from "@sluice/kafka-settings";
+import {
+  type KafkaSettings,
+  KafkaSettingsError,
+  describeKafkaSettings,
+  explainKafkaError,
+  kafkaClientConfig,
+  loadKafkaSettings,
+} from "@sluice/kafka-settings";
 import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import type { StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
@@ -42,8 +49,9 @@ async function clusterAnswers(brokers: string[], security: Pick<KafkaConfig, "ss
  */
 export async function checkExternalKafka(brokers: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let security: Pick<KafkaConfig, "ssl" | "sasl">;
+  let settings: KafkaSettings;
   try {
-    const settings = loadKafkaSettings(env);
+    settings = loadKafkaSettings(env);
     if (settings.protocol !== "PLAINTEXT") say(`Kafka client settings: ${describeKafkaSettings(settings).join(" ")}`);
     security = kafkaClientConfig(settings, { warn: say });
   } catch (err) {
@@ -53,6 +61,10 @@ export async function checkExternalKafka(brokers: string[], env: NodeJS.ProcessE
   try {
     await clusterAnswers(brokers, security);
   } catch (err) {
+    const problem = explainKafkaError(err, settings);
+    if (problem) {
+      throw new StackError(`Kafka at KAFKA_BROKERS=${brokers.join(",")} refused the connection: ${problem.variable}: ${problem.message}`);
+    }
     throw new StackError(
       `Cannot reach Kafka at KAFKA_BROKERS=${brokers.join(",")}: ${(err as Error).message}. ` +
         "Check the addresses and that the brokers run, or unset KAFKA_BROKERS to use the local Kafka.",

@@ -4,7 +4,7 @@
 // down the portal answers 503 within a few seconds instead of hanging a request.
 // TLS and SASL come from the KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_* and KAFKA_SASL_*
 // variables (@sluice/kafka-settings), read when a client connects.
-import { KafkaSettingsError, kafkaClientConfigFromEnv } from "@sluice/kafka-settings";
+import { KafkaSettingsError, type KafkaSettings, describeKafkaError, kafkaClientConfig, loadKafkaSettings } from "@sluice/kafka-settings";
 import { Kafka, logLevel, type Admin } from "kafkajs";
 
 import { AppError } from "../errors";
@@ -21,6 +21,8 @@ const DEADLINE_MS = 6_000;
 
 interface Holder {
   admin?: Admin;
+  /** The security settings the last client was built with, to name the setting behind a failure. */
+  settings?: KafkaSettings;
   connecting?: Promise<Admin>;
   cache?: { at: number; topics: KafkaTopic[] };
   inflight?: Promise<KafkaTopic[]>;
@@ -67,10 +69,12 @@ async function connectedAdmin(brokers: string[], holder: Holder): Promise<Admin>
   if (holder.admin) return holder.admin;
   holder.connecting ??= (async () => {
     process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= "1";
+    const settings = loadKafkaSettings(process.env);
+    holder.settings = settings;
     const kafka = new Kafka({
       clientId: "sluice-portal",
       brokers,
-      ...kafkaClientConfigFromEnv(process.env, { warn: (message) => console.error(`portal: ${message}`) }),
+      ...kafkaClientConfig(settings, { warn: (message) => console.error(`portal: ${message}`) }),
       connectionTimeout: 2_000,
       requestTimeout: 4_000,
       retry: { retries: 1, initialRetryTime: 200, maxRetryTime: 1_000 },
@@ -114,7 +118,8 @@ async function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopi
     holder.admin = undefined;
     admin?.disconnect().catch(() => {});
     if (err instanceof KafkaSettingsError) throw kafkaMisconfigured(err);
-    throw kafkaUnavailable(`${brokers.join(",")}: ${(err as Error).message}`);
+    const detail = holder.settings ? describeKafkaError(err, holder.settings) : (err as Error).message;
+    throw kafkaUnavailable(`${brokers.join(",")}: ${detail}`);
   } finally {
     clearTimeout(timer);
   }
