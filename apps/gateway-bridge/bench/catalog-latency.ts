@@ -17,6 +17,7 @@ import pg from "pg";
 import WebSocket from "ws";
 import { appRecord, endpointRecord, signingKeyRecord, type CatalogRecord } from "@sluice/db";
 import { migrateDatabase } from "@sluice/db/migrate";
+import { kafkaClientConfigFromEnv } from "@sluice/kafka-settings";
 
 const serverUrl = process.env.DATABASE_URL ?? fail("DATABASE_URL (a PostgreSQL server to create a scratch database on) is required");
 const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
@@ -98,7 +99,7 @@ async function main() {
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
 
   // 2. The data topic the endpoints point at.
-  const kafka = new Kafka({ clientId: "bench", brokers, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: "bench", brokers, logLevel: logLevel.NOTHING, ...kafkaClientConfigFromEnv() });
   const kadmin = kafka.admin();
   await kadmin.connect();
   await kadmin.createTopics({ topics: [{ topic: dataTopic, numPartitions: 1 }], waitForLeaders: true });

@@ -5,6 +5,7 @@ import type http from "node:http";
 import type { Kafka } from "kafkajs";
 import pg from "pg";
 import { CATALOG_OUTBOX_CHANNEL, createDb, type Database } from "@sluice/db";
+import { describeKafkaError, describeKafkaSettings } from "@sluice/kafka-settings";
 import { currentState } from "./catalog-diff.ts";
 import type { BridgeConfig } from "./config.ts";
 import { startHttpServer } from "./health.ts";
@@ -38,7 +39,8 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
   const db = createDb({ url: config.databaseUrl, max: 4 });
   const pool = db.$client;
   pool.on("error", (err) => log(`database connection error: ${err.message}`));
-  const kafka = createKafka(config.kafkaBrokers);
+  if (config.kafka.protocol !== "PLAINTEXT") log(`kafka: ${describeKafkaSettings(config.kafka).join(" ")}`);
+  const kafka = createKafka(config.kafkaBrokers, config.kafka);
   const healthAdmin = kafka.admin();
   const metrics = new BridgeMetrics(pool);
   let leader = false;
@@ -64,7 +66,7 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
       try {
         led = await leaderSession(shared, stopping.signal);
       } catch (err) {
-        if (!stopping.signal.aborted) log(`publisher session ended: ${errorText(err)}`);
+        if (!stopping.signal.aborted) log(`publisher session ended: ${describeKafkaError(err, config.kafka)}`);
       }
       if (stopping.signal.aborted) break;
       attempt = led ? 0 : attempt + 1;

@@ -44,3 +44,19 @@ test("rejects a bad topic name or sweep interval, naming the variable", () => {
   assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_SWEEP_SECONDS: "soon" }), /SLUICE_BRIDGE_SWEEP_SECONDS/);
   assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS: "-1" }), /SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS/);
 });
+
+test("Kafka security settings: none means plaintext; a bad one is a ConfigError naming the variable, never the secret", () => {
+  assert.deepEqual(loadConfig(base).kafka, { protocol: "PLAINTEXT" });
+  const scram = loadConfig({
+    ...base,
+    KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
+    KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
+    KAFKA_SASL_USERNAME: "bridge",
+    KAFKA_SASL_PASSWORD: "pw-1234",
+  });
+  assert.equal(scram.kafka.sasl?.mechanism, "SCRAM-SHA-512");
+  assert.throws(
+    () => loadConfig({ ...base, KAFKA_SECURITY_PROTOCOL: "SASL_SSL", KAFKA_SASL_USERNAME: "bridge", KAFKA_SASL_PASSWORD: "pw-1234" }),
+    (e: Error) => e instanceof ConfigError && /^KAFKA_SASL_MECHANISM: /.test(e.message) && !e.message.includes("pw-1234"),
+  );
+});

@@ -1,6 +1,7 @@
 // The bridge's configuration, from the environment, validated at start. A bad
 // value stops the bridge with a message naming the variable.
 import { databaseUrlFromEnv } from "@sluice/db";
+import { KafkaSettingsError, loadKafkaSettings, type KafkaSettings } from "@sluice/kafka-settings";
 
 export interface BridgeConfig {
   /** host:port of the health/metrics listener. Env SLUICE_BRIDGE_ADDR, default 127.0.0.1:8090. */
@@ -9,6 +10,8 @@ export interface BridgeConfig {
   databaseUrl: string;
   /** Env KAFKA_BROKERS (comma-separated), default 127.0.0.1:9092. */
   kafkaBrokers: string[];
+  /** How to connect to them: KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_*, KAFKA_SASL_* (see @sluice/kafka-settings). */
+  kafka: KafkaSettings;
   /** The compacted catalog topic. Env SLUICE_CATALOG_TOPIC (the gateway's name too), default __sluice_catalog. */
   catalogTopic: string;
   /**
@@ -51,6 +54,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   if (kafkaBrokers.length === 0 || bad !== undefined) {
     throw new ConfigError(`KAFKA_BROKERS: "${bad ?? ""}" is not host:port`);
   }
+  let kafka: KafkaSettings;
+  try {
+    kafka = loadKafkaSettings(env);
+  } catch (err) {
+    if (err instanceof KafkaSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
   const catalogTopic = env.SLUICE_CATALOG_TOPIC || DEFAULT_CATALOG_TOPIC;
   if (!TOPIC_NAME.test(catalogTopic) || catalogTopic === "." || catalogTopic === "..") {
     throw new ConfigError(`SLUICE_CATALOG_TOPIC: "${catalogTopic}" is not a valid Kafka topic name (letters, digits, . _ -; at most 249)`);
@@ -63,5 +73,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  return { host: match[1]!, port, databaseUrl, kafkaBrokers, catalogTopic, sweepSeconds, outboxRetentionDays };
+  return { host: match[1]!, port, databaseUrl, kafkaBrokers, kafka, catalogTopic, sweepSeconds, outboxRetentionDays };
 }

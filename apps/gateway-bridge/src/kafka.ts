@@ -1,14 +1,17 @@
 // Kafka for the bridge: the client, creating/checking the catalog topic, and
 // reading the topic back to learn its current state.
 import { randomUUID } from "node:crypto";
+import { kafkaClientConfig, type KafkaSettings } from "@sluice/kafka-settings";
 import { Kafka, logLevel, type Admin, type ITopicConfig } from "kafkajs";
 import type { TopicRecord } from "./catalog-diff.ts";
 import { log } from "./log.ts";
 
-export function createKafka(brokers: string[]): Kafka {
+/** createKafka builds the bridge's client; settings add TLS and SASL (none: plaintext, as before). */
+export function createKafka(brokers: string[], settings: KafkaSettings): Kafka {
   return new Kafka({
     clientId: "sluice-bridge",
     brokers,
+    ...kafkaClientConfig(settings, { warn: log }),
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     // Our own loops retry with backoff; kafkajs' inner retries stay short so an

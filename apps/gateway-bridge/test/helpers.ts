@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { endpointRecord, type CatalogRecord } from "@sluice/db";
 import { createScratchDatabase } from "@sluice/db/test-support/scratch";
+import { loadKafkaSettings } from "@sluice/kafka-settings";
 import type { TopicRecord } from "../src/catalog-diff.ts";
 import { createKafka, readTopic } from "../src/kafka.ts";
 
@@ -17,7 +18,7 @@ export const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(","
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error("DATABASE_URL must point at a PostgreSQL server (the tests create scratch databases on it)");
 
-export const kafka = createKafka(brokers);
+export const kafka = createKafka(brokers, loadKafkaSettings());
 const bridgeDir = fileURLToPath(new URL("..", import.meta.url));
 
 /** Polls until check returns a value (not undefined/false); the deadline only guards against hanging. */

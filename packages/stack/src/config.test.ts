@@ -57,3 +57,12 @@ test("processStartTime identifies a live process and nothing for a dead one", ()
   assert.match(processStartTime(process.pid) ?? "", /^\d+$/);
   assert.equal(processStartTime(2 ** 22 + 1), undefined);
 });
+
+test("Kafka security settings without KAFKA_BROKERS stop the dev profile, naming the variable; the test profile ignores them", () => {
+  assert.throws(
+    () => loadConfig("dev", { KAFKA_SECURITY_PROTOCOL: "SASL_SSL", KAFKA_SASL_PASSWORD: "pw-9012" }),
+    (err: Error) => /^KAFKA_SECURITY_PROTOCOL is set but KAFKA_BROKERS is not/.test(err.message) && !err.message.includes("pw-9012"),
+  );
+  assert.ok(loadConfig("dev", { KAFKA_BROKERS: "k:9093", KAFKA_SECURITY_PROTOCOL: "SSL" }).externalKafkaBrokers);
+  assert.equal(loadConfig("test", { KAFKA_SECURITY_PROTOCOL: "SSL" }).externalKafkaBrokers, undefined);
+});

@@ -3,6 +3,7 @@
 // data dir, so tests never touch a developer's data and can run beside a dev stack).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { KAFKA_SECURITY_VARIABLES } from "@sluice/kafka-settings";
 import { StackError } from "./errors.ts";
 
 export const REPO_ROOT = path.resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -74,6 +75,15 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
   for (const [key, envName] of Object.entries(PORT_ENV) as [keyof typeof ports, string][]) {
     const raw = env[envName];
     if (raw) ports[key] = parsePort(envName, raw);
+  }
+  // The local Kafka speaks plaintext: security settings without KAFKA_BROKERS are
+  // a forgotten KAFKA_BROKERS, not a request to secure the local broker.
+  const security = KAFKA_SECURITY_VARIABLES.find((name) => env[name]?.trim());
+  if (profile === "dev" && !env.KAFKA_BROKERS && security) {
+    throw new StackError(
+      `${security} is set but KAFKA_BROKERS is not: the Kafka security settings are for an external Kafka. ` +
+        "Set KAFKA_BROKERS to its brokers, or unset the KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_* and KAFKA_SASL_* variables to use the local Kafka.",
+    );
   }
   const dataDir = path.resolve(REPO_ROOT, env.SLUICE_DATA_DIR ?? path.join(".sluice", profile));
   const javaHome = env.JAVA_HOME;

@@ -3,6 +3,7 @@
 // second on DEMO_TOPIC, so the live console shows data at once. Run by the
 // supervisor as the `demo` service; it keeps going through Kafka hiccups (a failed
 // send is logged and the next tick tries again) and stops on SIGINT/SIGTERM.
+import { kafkaClientConfigFromEnv } from "@sluice/kafka-settings";
 import { Kafka, logLevel } from "kafkajs";
 
 const topic = process.env.SLUICE_DEMO_TOPIC ?? "demo-vehicles";
@@ -37,9 +38,12 @@ function step(v: Vehicle): void {
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 
-const producer = new Kafka({ clientId: "sluice-demo-feeder", brokers, logLevel: logLevel.NOTHING }).producer({
-  allowAutoTopicCreation: false,
-});
+// The security settings come from the environment like every component's (none for the local Kafka).
+const producer = new Kafka({ clientId: "sluice-demo-feeder", brokers, logLevel: logLevel.NOTHING, ...kafkaClientConfigFromEnv() }).producer(
+  {
+    allowAutoTopicCreation: false,
+  },
+);
 let stopping = false;
 let failing = false;
 

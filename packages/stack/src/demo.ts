@@ -14,7 +14,7 @@ export function demoEnabled(config: StackConfig, env: NodeJS.ProcessEnv = proces
   return config.profile === "dev" && !config.externalKafkaBrokers && env.SLUICE_DEMO !== "0";
 }
 
-/** Creates the demo topic (3 partitions) unless it exists. */
+/** Creates the demo topic (3 partitions) unless it exists; only on the local, plaintext Kafka (demoEnabled). */
 export async function ensureDemoTopic(brokers: string[]): Promise<void> {
   const admin = new Kafka({ clientId: "sluice-stack", brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();

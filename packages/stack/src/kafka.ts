@@ -4,7 +4,15 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Kafka, logLevel } from "kafkajs";
+import {
+  type KafkaSettings,
+  KafkaSettingsError,
+  describeKafkaSettings,
+  explainKafkaError,
+  kafkaClientConfig,
+  loadKafkaSettings,
+} from "@sluice/kafka-settings";
+import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import type { StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
 import { say } from "./log.ts";
@@ -15,10 +23,12 @@ export const KAFKA_VERSION = "4.1.1";
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
 
-async function clusterAnswers(brokers: string[]): Promise<boolean> {
+/** security is the TLS/SASL part of the client config: none for the local Kafka. */
+async function clusterAnswers(brokers: string[], security: Pick<KafkaConfig, "ssl" | "sasl"> = {}): Promise<boolean> {
   const admin = new Kafka({
     clientId: "sluice-stack",
     brokers,
+    ...security,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 2000,
     retry: { retries: 0 },
@@ -32,10 +42,29 @@ async function clusterAnswers(brokers: string[]): Promise<boolean> {
   }
 }
 
-export async function checkExternalKafka(brokers: string[]): Promise<void> {
+/**
+ * checkExternalKafka is the preflight of an external Kafka: its security
+ * settings (KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_*, KAFKA_SASL_*) must be valid and
+ * the cluster must answer with them, before any service starts.
+ */
+export async function checkExternalKafka(brokers: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let security: Pick<KafkaConfig, "ssl" | "sasl">;
+  let settings: KafkaSettings;
   try {
-    await clusterAnswers(brokers);
+    settings = loadKafkaSettings(env);
+    if (settings.protocol !== "PLAINTEXT") say(`Kafka client settings: ${describeKafkaSettings(settings).join(" ")}`);
+    security = kafkaClientConfig(settings, { warn: say });
   } catch (err) {
+    if (err instanceof KafkaSettingsError) throw new StackError(`Invalid Kafka client settings: ${err.message}`);
+    throw err;
+  }
+  try {
+    await clusterAnswers(brokers, security);
+  } catch (err) {
+    const problem = explainKafkaError(err, settings);
+    if (problem) {
+      throw new StackError(`Kafka at KAFKA_BROKERS=${brokers.join(",")} refused the connection: ${problem.variable}: ${problem.message}`);
+    }
     throw new StackError(
       `Cannot reach Kafka at KAFKA_BROKERS=${brokers.join(",")}: ${(err as Error).message}. ` +
         "Check the addresses and that the brokers run, or unset KAFKA_BROKERS to use the local Kafka.",

@@ -42,3 +42,23 @@ test("stackEnv gives a child the stack's addresses, whatever the launcher's own 
     Object.assign(process.env, saved);
   }
 });
+
+test("stackEnv passes the Kafka security settings on for an external Kafka only", () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { KAFKA_SECURITY_PROTOCOL: "SASL_SSL", KAFKA_SASL_MECHANISM: "PLAIN", KAFKA_TLS_CA_FILE: "/ca.pem" });
+  try {
+    const infra = { databaseUrl: "x", kafkaBrokers: ["k:9093"] };
+    const external = stackEnv(loadConfig("dev", { KAFKA_BROKERS: "k:9093" }), infra);
+    assert.equal(external.KAFKA_SECURITY_PROTOCOL, "SASL_SSL");
+    assert.equal(external.KAFKA_TLS_CA_FILE, "/ca.pem");
+    const local = stackEnv(loadConfig("test", {}), infra);
+    assert.equal(local.KAFKA_SECURITY_PROTOCOL, undefined);
+    assert.equal(local.KAFKA_SASL_MECHANISM, undefined);
+    assert.equal(local.KAFKA_TLS_CA_FILE, undefined);
+  } finally {
+    for (const name of ["KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_MECHANISM", "KAFKA_TLS_CA_FILE"]) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+});

@@ -3,6 +3,7 @@
 // portal's prepare step, the gateway, the bridge, the portal, the demo feeder)
 // gets its environment from stackEnv, so none of them can fall back to a default
 // address (127.0.0.1:9092, :5432, :8080) when the stack listens elsewhere.
+import { KAFKA_SECURITY_VARIABLES } from "@sluice/kafka-settings";
 import type { StackConfig } from "./config.ts";
 
 /** Where the stack's PostgreSQL and Kafka are: embedded/local, or external. */
@@ -19,11 +20,16 @@ export const serviceUrl = (config: StackConfig, port: number) => `http://${confi
  * Kafka, gateway, bridge and portal are. Each service reads the variables it
  * knows and ignores the rest. The public URLs are the only settings an explicit
  * variable may override (a proxy in front of the stack). `extra` adds what only
- * one child should see (the portal's secret key, the demo topic).
+ * one child should see (the portal's secret key, the demo topic). The Kafka
+ * security settings (KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_*, KAFKA_SASL_*) pass on
+ * only for an external Kafka: the stack's own Kafka speaks plaintext, and the test
+ * profile stays hermetic whatever the launcher's environment holds.
  */
 export function stackEnv(config: StackConfig, infra: Infra, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited = { ...process.env };
+  if (!config.externalKafkaBrokers) for (const name of KAFKA_SECURITY_VARIABLES) delete inherited[name];
   return {
-    ...process.env,
+    ...inherited,
     DATABASE_URL: infra.databaseUrl,
     KAFKA_BROKERS: infra.kafkaBrokers.join(","),
     KAFKAJS_NO_PARTITIONER_WARNING: "1",

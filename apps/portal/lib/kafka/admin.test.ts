@@ -26,4 +26,23 @@ describe("kafka admin", () => {
       return true;
     });
   });
+
+  test("a bad Kafka security setting is a 'misconfigured' error naming the variable, never the secret", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { KAFKA_SECURITY_PROTOCOL: "SASL_SSL", KAFKA_SASL_USERNAME: "portal", KAFKA_SASL_PASSWORD: "pw-5678" });
+    try {
+      await assert.rejects(listKafkaTopics({ brokers: ["127.0.0.1:1"] }), (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, "misconfigured");
+        assert.match(err.message, /KAFKA_SASL_MECHANISM: is required/);
+        assert.ok(!err.message.includes("pw-5678"), err.message);
+        return true;
+      });
+    } finally {
+      for (const name of ["KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"]) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
 });

@@ -2,6 +2,9 @@
 // the real topics (with their partition counts) when an endpoint is defined and
 // to refuse endpoints on topics that do not exist. Short timeouts: when Kafka is
 // down the portal answers 503 within a few seconds instead of hanging a request.
+// TLS and SASL come from the KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_* and KAFKA_SASL_*
+// variables (@sluice/kafka-settings), read when a client connects.
+import { KafkaSettingsError, type KafkaSettings, describeKafkaError, kafkaClientConfig, loadKafkaSettings } from "@sluice/kafka-settings";
 import { Kafka, logLevel, type Admin } from "kafkajs";
 
 import { AppError } from "../errors";
@@ -18,6 +21,8 @@ const DEADLINE_MS = 6_000;
 
 interface Holder {
   admin?: Admin;
+  /** The security settings the last client was built with, to name the setting behind a failure. */
+  settings?: KafkaSettings;
   connecting?: Promise<Admin>;
   cache?: { at: number; topics: KafkaTopic[] };
   inflight?: Promise<KafkaTopic[]>;
@@ -39,6 +44,14 @@ export const kafkaUnavailable = (detail: string) =>
     `Kafka is not reachable (${detail}), so its topics cannot be listed or checked. Try again when Kafka is back.`,
   );
 
+/** A bad KAFKA_* security setting: the message names the variable (never a secret) for the operator to fix. */
+export const kafkaMisconfigured = (err: KafkaSettingsError) =>
+  new AppError(
+    "misconfigured",
+    500,
+    `The portal's Kafka client settings are invalid (${err.message}), so topics cannot be listed or checked.`,
+  );
+
 function holderFor(brokers: string[]): Holder {
   // Next.js may bundle this module more than once; keep the clients on globalThis.
   const g = globalThis as typeof globalThis & { __sluiceKafkaAdmins?: Map<string, Holder> };
@@ -56,9 +69,12 @@ async function connectedAdmin(brokers: string[], holder: Holder): Promise<Admin>
   if (holder.admin) return holder.admin;
   holder.connecting ??= (async () => {
     process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= "1";
+    const settings = loadKafkaSettings(process.env);
+    holder.settings = settings;
     const kafka = new Kafka({
       clientId: "sluice-portal",
       brokers,
+      ...kafkaClientConfig(settings, { warn: (message) => console.error(`portal: ${message}`) }),
       connectionTimeout: 2_000,
       requestTimeout: 4_000,
       retry: { retries: 1, initialRetryTime: 200, maxRetryTime: 1_000 },
@@ -101,7 +117,9 @@ async function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopi
     const admin = holder.admin;
     holder.admin = undefined;
     admin?.disconnect().catch(() => {});
-    throw kafkaUnavailable(`${brokers.join(",")}: ${(err as Error).message}`);
+    if (err instanceof KafkaSettingsError) throw kafkaMisconfigured(err);
+    const detail = holder.settings ? describeKafkaError(err, holder.settings) : (err as Error).message;
+    throw kafkaUnavailable(`${brokers.join(",")}: ${detail}`);
   } finally {
     clearTimeout(timer);
   }
