@@ -16,7 +16,13 @@ import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import type { SecuredKafkaInfo, StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
 import { say } from "./log.ts";
-import { applyTestAcls, prepareSecuredKafka, scramFormatArgs, securedListenerProperties, securedListenersEnabled } from "./secured-kafka.ts";
+import {
+  applyTestAcls,
+  prepareSecuredKafka,
+  scramFormatArgs,
+  securedListenerProperties,
+  securedListenersEnabled,
+} from "./secured-kafka.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { waitUntil } from "./wait.ts";
 
@@ -145,7 +151,10 @@ function newClusterId(): string {
 }
 
 /** Starts the local Kafka; returns its (plaintext) bootstrap addresses and, for the test profile, its secured listeners. */
-export async function startLocalKafka(config: StackConfig, supervisor: Supervisor): Promise<{ brokers: string[]; secured?: SecuredKafkaInfo }> {
+export async function startLocalKafka(
+  config: StackConfig,
+  supervisor: Supervisor,
+): Promise<{ brokers: string[]; secured?: SecuredKafkaInfo }> {
   const libs = await ensureKafkaJars(config, supervisor);
   const dir = path.join(config.dataDir, "kafka");
   const logDir = path.join(dir, "data");
@@ -174,7 +183,13 @@ export async function startLocalKafka(config: StackConfig, supervisor: Superviso
 
   if (!existsSync(path.join(logDir, "meta.properties"))) {
     say(`formatting the local Kafka log in ${path.relative(config.repoRoot, logDir)}`);
-    const code = await supervisor.run(java("kafka.tools.StorageTool", ["format", "-t", newClusterId(), "-c", propertiesFile, ...(secured ? scramFormatArgs(secured) : [])], "256m"));
+    const code = await supervisor.run(
+      java(
+        "kafka.tools.StorageTool",
+        ["format", "-t", newClusterId(), "-c", propertiesFile, ...(secured ? scramFormatArgs(secured) : [])],
+        "256m",
+      ),
+    );
     if (code !== 0) throw new StackError("Formatting the local Kafka storage failed; see the [kafka] lines above.");
   }
 

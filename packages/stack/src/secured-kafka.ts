@@ -12,9 +12,12 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from "kafkajs";
+import kafkajs from "kafkajs";
 import type { SecuredKafkaInfo, StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
+
+// kafkajs is CommonJS: Node's ESM loader sees only some of its names as named exports.
+const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } = kafkajs;
 
 /** The topic the gateway's SCRAM user may not use (the ACL-denied case of the tests). */
 export const ACL_DENIED_TOPIC = "sluice-acl-denied";
@@ -42,16 +45,64 @@ function openssl(args: string[], cwd: string): void {
 /** A key (PKCS#8, unencrypted) and a certificate signed by the CA in dir. */
 function issue(dir: string, name: string, subject: string, extensions: string, ca: { cert: string; key: string }): void {
   writeFileSync(path.join(dir, `${name}.ext`), extensions);
-  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject], dir);
   openssl(
-    ["x509", "-req", "-in", `${name}.csr`, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-days", "30", "-out", `${name}.crt`, "-extfile", `${name}.ext`],
+    [
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      `${name}.csr`,
+      "-subj",
+      subject,
+    ],
+    dir,
+  );
+  openssl(
+    [
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      ca.cert,
+      "-CAkey",
+      ca.key,
+      "-CAcreateserial",
+      "-days",
+      "30",
+      "-out",
+      `${name}.crt`,
+      "-extfile",
+      `${name}.ext`,
+    ],
     dir,
   );
 }
 
 function newCa(dir: string, name: string, subject: string): { cert: string; key: string } {
   openssl(
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "30", "-subj", subject],
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      `${name}.pem`,
+      "-days",
+      "30",
+      "-subj",
+      subject,
+    ],
     dir,
   );
   return { cert: `${name}.pem`, key: `${name}.key` };
@@ -87,9 +138,13 @@ export function prepareSecuredKafka(config: StackConfig): SecuredKafkaInfo {
     issue(dir, "broker", "/CN=localhost", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n", ca);
     // Kafka's PEM key store wants the PKCS#8 key followed by the certificate chain.
     openssl(["pkcs8", "-topk8", "-nocrypt", "-in", "broker.key", "-out", "broker.pk8"], dir);
-    writeFileSync(path.join(dir, "broker-keystore.pem"), readFileSync(path.join(dir, "broker.pk8"), "utf8") + readFileSync(path.join(dir, "broker.crt"), "utf8"), {
-      mode: 0o600,
-    });
+    writeFileSync(
+      path.join(dir, "broker-keystore.pem"),
+      readFileSync(path.join(dir, "broker.pk8"), "utf8") + readFileSync(path.join(dir, "broker.crt"), "utf8"),
+      {
+        mode: 0o600,
+      },
+    );
     issue(dir, "client", `/CN=${MTLS_PRINCIPAL}`, "extendedKeyUsage=clientAuth\n", ca);
     const other = newCa(dir, "other-ca", "/CN=A CA the broker does not trust");
     issue(dir, "untrusted-client", `/CN=${MTLS_PRINCIPAL}`, "extendedKeyUsage=clientAuth\n", other);
@@ -138,7 +193,7 @@ export function scramFormatArgs(info: SecuredKafkaInfo): string[] {
 export async function applyTestAcls(plaintextBrokers: string[], info: SecuredKafkaInfo): Promise<void> {
   const admin = new Kafka({ clientId: "sluice-stack", brokers: plaintextBrokers, logLevel: logLevel.NOTHING }).admin();
   const principals = [...Object.keys(info.users), info.mtlsPrincipal].map((p) => `User:${p}`);
-  const allow = (principal: string, resourceType: AclResourceTypes, resourceName: string) => ({
+  const allow = (principal: string, resourceType: kafkajs.AclResourceTypes, resourceName: string) => ({
     resourceType,
     resourceName,
     resourcePatternType: ResourcePatternTypes.LITERAL,
