@@ -141,6 +141,8 @@ export async function startBridgeProcess(env: {
   topic: string;
   brokers?: string;
   sweepSeconds?: number;
+  /** More environment, e.g. the Kafka security settings. */
+  extra?: Record<string, string>;
 }): Promise<BridgeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
@@ -153,6 +155,7 @@ export async function startBridgeProcess(env: {
       SLUICE_CATALOG_TOPIC: env.topic,
       SLUICE_BRIDGE_ADDR: `127.0.0.1:${port}`,
       SLUICE_BRIDGE_SWEEP_SECONDS: String(env.sweepSeconds ?? 3600),
+      ...env.extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

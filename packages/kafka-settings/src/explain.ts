@@ -62,6 +62,12 @@ export function explainKafkaError(err: unknown, settings: KafkaSettings): Settin
         };
       }
     }
+    if ((e as { type?: string }).type === "UNSUPPORTED_SASL_MECHANISM") {
+      return {
+        variable: "KAFKA_SASL_MECHANISM",
+        message: `the broker does not accept ${settings.sasl?.mechanism ?? "this mechanism"} on this listener`,
+      };
+    }
     const code = e.code ?? "";
     if (UNTRUSTED.has(code)) {
       return {
@@ -80,6 +86,12 @@ export function explainKafkaError(err: unknown, settings: KafkaSettings): Settin
         message: `is ${settings.protocol} but the broker does not speak TLS on this port: use PLAINTEXT or SASL_PLAINTEXT`,
       };
     }
+    if (tls && /disconnected before secure TLS connection was established/i.test(e.message)) {
+      return {
+        variable: "KAFKA_SECURITY_PROTOCOL",
+        message: `is ${settings.protocol} but the broker ended the connection in the TLS handshake: if this port is plaintext, use PLAINTEXT or SASL_PLAINTEXT`,
+      };
+    }
     if (/certificate required|bad certificate|unknown ca|certificate unknown|certificate expired|certificate revoked/i.test(e.message)) {
       return {
         variable: "KAFKA_TLS_CERT_FILE",
@@ -87,7 +99,7 @@ export function explainKafkaError(err: unknown, settings: KafkaSettings): Settin
       };
     }
   }
-  if (!tls && errors.some((e) => /Connection closed by the server/.test(e.message))) {
+  if (!tls && errors.some((e) => /Connection closed by the server|^Closed connection$/.test(e.message))) {
     return {
       variable: "KAFKA_SECURITY_PROTOCOL",
       message: `is ${settings.protocol} and the broker closed the connection: if this port expects TLS, use SSL or SASL_SSL`,

@@ -25,6 +25,10 @@ export interface StackConfig {
     postgres: number;
     kafka: number;
     kafkaController: number;
+    /** The test profile's SASL_SSL (SCRAM) listener on the local Kafka; default: kafka + 2. */
+    kafkaSaslSsl: number;
+    /** The test profile's mutual-TLS listener on the local Kafka; default: kafka + 3. */
+    kafkaMtls: number;
   };
   /** Set when DATABASE_URL points at an existing PostgreSQL; otherwise embedded. */
   externalDatabaseUrl?: string;
@@ -35,8 +39,8 @@ export interface StackConfig {
 }
 
 const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
-  dev: { portal: 3000, gateway: 8080, bridge: 8090, postgres: 54320, kafka: 9092, kafkaController: 9093 },
-  test: { portal: 3100, gateway: 8180, bridge: 8190, postgres: 54330, kafka: 19092, kafkaController: 19093 },
+  dev: { portal: 3000, gateway: 8080, bridge: 8090, postgres: 54320, kafka: 9092, kafkaController: 9093, kafkaSaslSsl: 0, kafkaMtls: 0 },
+  test: { portal: 3100, gateway: 8180, bridge: 8190, postgres: 54330, kafka: 19092, kafkaController: 19093, kafkaSaslSsl: 0, kafkaMtls: 0 },
 };
 
 const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
@@ -46,6 +50,8 @@ const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
   postgres: "SLUICE_POSTGRES_PORT",
   kafka: "SLUICE_KAFKA_PORT",
   kafkaController: "SLUICE_KAFKA_CONTROLLER_PORT",
+  kafkaSaslSsl: "SLUICE_KAFKA_SASL_SSL_PORT",
+  kafkaMtls: "SLUICE_KAFKA_MTLS_PORT",
 };
 
 function parsePort(name: string, raw: string): number {
@@ -76,6 +82,10 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
     const raw = env[envName];
     if (raw) ports[key] = parsePort(envName, raw);
   }
+  // The secured listeners follow the broker's port unless moved on their own, so
+  // moving SLUICE_KAFKA_PORT moves every listener of the local Kafka.
+  if (!env.SLUICE_KAFKA_SASL_SSL_PORT) ports.kafkaSaslSsl = ports.kafka + 2;
+  if (!env.SLUICE_KAFKA_MTLS_PORT) ports.kafkaMtls = ports.kafka + 3;
   // The local Kafka speaks plaintext: security settings without KAFKA_BROKERS are
   // a forgotten KAFKA_BROKERS, not a request to secure the local broker.
   const security = KAFKA_SECURITY_VARIABLES.find((name) => env[name]?.trim());
@@ -101,12 +111,36 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
   };
 }
 
+/** Where and how tests reach the test profile's secured listeners (stack.json). */
+export interface SecuredKafkaInfo {
+  saslSslBrokers: string[];
+  mtlsBrokers: string[];
+  /** The throw-away CA that signed the broker's and the client's certificates. */
+  caFile: string;
+  /** The mutual-TLS client certificate and key (principal: mtlsPrincipal). */
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** A CA the broker does not trust, and a client certificate it signed (error cases). */
+  untrustedCaFile: string;
+  untrustedClientCertFile: string;
+  untrustedClientKeyFile: string;
+  scramMechanism: "SCRAM-SHA-512";
+  /** SCRAM user name → password (random per data dir). */
+  users: Record<string, string>;
+  /** A topic the ACLs deny to deniedUser. */
+  aclDeniedTopic: string;
+  deniedUser: string;
+  mtlsPrincipal: string;
+}
+
 export interface StackUrls {
   portal: string;
   gateway: string;
   bridge: string;
   databaseUrl: string;
   kafkaBrokers: string[];
+  /** The test profile's secured listeners, when they run. */
+  securedKafka?: SecuredKafkaInfo;
   /** The one-time link that creates the first admin, while none exists. */
   setupUrl?: string;
 }

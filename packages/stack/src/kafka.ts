@@ -13,9 +13,16 @@ import {
   loadKafkaSettings,
 } from "@sluice/kafka-settings";
 import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
-import type { StackConfig } from "./config.ts";
+import type { SecuredKafkaInfo, StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
 import { say } from "./log.ts";
+import {
+  applyTestAcls,
+  prepareSecuredKafka,
+  scramFormatArgs,
+  securedListenerProperties,
+  securedListenersEnabled,
+} from "./secured-kafka.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { waitUntil } from "./wait.ts";
 
@@ -109,7 +116,7 @@ async function ensureKafkaJars(config: StackConfig, supervisor: Supervisor): Pro
 function serverProperties(config: StackConfig, logDir: string): string {
   const { kafka, kafkaController } = config.ports;
   const h = config.host;
-  return [
+  const lines = [
     "# Written by the Sluice stack launcher at every start; edit packages/stack/src/kafka.ts instead.",
     "process.roles=broker,controller",
     "node.id=1",
@@ -130,8 +137,12 @@ function serverProperties(config: StackConfig, logDir: string): string {
     "share.coordinator.state.topic.min.isr=1",
     "group.initial.rebalance.delay.ms=0",
     "log.retention.hours=168",
-    "",
-  ].join("\n");
+  ];
+  if (!securedListenersEnabled(config)) return `${lines.join("\n")}\n`;
+  // The secured listeners' lines replace the plaintext-only listener lines.
+  const secured = securedListenerProperties(config);
+  const replaced = new Set(secured.map((l) => l.slice(0, l.indexOf("="))));
+  return `${[...lines.filter((l) => !replaced.has(l.slice(0, l.indexOf("=")))), ...secured].join("\n")}\n`;
 }
 
 /** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
@@ -139,13 +150,17 @@ function newClusterId(): string {
   return randomBytes(16).toString("base64url");
 }
 
-/** Starts the local Kafka and returns its bootstrap addresses. */
-export async function startLocalKafka(config: StackConfig, supervisor: Supervisor): Promise<string[]> {
+/** Starts the local Kafka; returns its (plaintext) bootstrap addresses and, for the test profile, its secured listeners. */
+export async function startLocalKafka(
+  config: StackConfig,
+  supervisor: Supervisor,
+): Promise<{ brokers: string[]; secured?: SecuredKafkaInfo }> {
   const libs = await ensureKafkaJars(config, supervisor);
   const dir = path.join(config.dataDir, "kafka");
   const logDir = path.join(dir, "data");
   const propertiesFile = path.join(dir, "server.properties");
   mkdirSync(dir, { recursive: true });
+  const secured = securedListenersEnabled(config) ? prepareSecuredKafka(config) : undefined;
   writeFileSync(propertiesFile, serverProperties(config, logDir));
 
   const java = (mainClass: string, args: string[], heap: string) => ({
@@ -168,7 +183,13 @@ export async function startLocalKafka(config: StackConfig, supervisor: Superviso
 
   if (!existsSync(path.join(logDir, "meta.properties"))) {
     say(`formatting the local Kafka log in ${path.relative(config.repoRoot, logDir)}`);
-    const code = await supervisor.run(java("kafka.tools.StorageTool", ["format", "-t", newClusterId(), "-c", propertiesFile], "256m"));
+    const code = await supervisor.run(
+      java(
+        "kafka.tools.StorageTool",
+        ["format", "-t", newClusterId(), "-c", propertiesFile, ...(secured ? scramFormatArgs(secured) : [])],
+        "256m",
+      ),
+    );
     if (code !== 0) throw new StackError("Formatting the local Kafka storage failed; see the [kafka] lines above.");
   }
 
@@ -178,5 +199,6 @@ export async function startLocalKafka(config: StackConfig, supervisor: Superviso
   });
   const brokers = [`${config.host}:${config.ports.kafka}`];
   await waitUntil("Kafka", () => clusterAnswers(brokers), { timeoutMs: 120_000, proc, intervalMs: 500 });
-  return brokers;
+  if (secured) await applyTestAcls(brokers, secured);
+  return { brokers, secured };
 }

@@ -4,6 +4,7 @@ import net from "node:net";
 import { promisify } from "node:util";
 import type { StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
+import { securedListenersEnabled } from "./secured-kafka.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -14,6 +15,8 @@ const PORT_OWNERS: Record<keyof StackConfig["ports"], { label: string; env: stri
   postgres: { label: "the embedded PostgreSQL", env: "SLUICE_POSTGRES_PORT" },
   kafka: { label: "the local Kafka broker", env: "SLUICE_KAFKA_PORT" },
   kafkaController: { label: "the local Kafka controller", env: "SLUICE_KAFKA_CONTROLLER_PORT" },
+  kafkaSaslSsl: { label: "the local Kafka's SASL_SSL listener", env: "SLUICE_KAFKA_SASL_SSL_PORT" },
+  kafkaMtls: { label: "the local Kafka's mutual-TLS listener", env: "SLUICE_KAFKA_MTLS_PORT" },
 };
 
 function canListen(host: string, port: number): Promise<boolean> {
@@ -29,6 +32,7 @@ export function portsToOpen(config: StackConfig): (keyof StackConfig["ports"])[]
   const wanted: (keyof StackConfig["ports"])[] = ["portal", "gateway", "bridge"];
   if (!config.externalDatabaseUrl) wanted.push("postgres");
   if (!config.externalKafkaBrokers) wanted.push("kafka", "kafkaController");
+  if (securedListenersEnabled(config)) wanted.push("kafkaSaslSsl", "kafkaMtls");
   return wanted;
 }
 

@@ -32,9 +32,9 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   if (config.externalKafkaBrokers) await checkExternalKafka(config.externalKafkaBrokers);
   else await assertJava(config);
 
-  const [databaseUrl, kafkaBrokers] = await Promise.all([
+  const [databaseUrl, kafka] = await Promise.all([
     config.externalDatabaseUrl ?? startEmbeddedPostgres(config, supervisor),
-    config.externalKafkaBrokers ?? startLocalKafka(config, supervisor),
+    config.externalKafkaBrokers ? { brokers: config.externalKafkaBrokers } : startLocalKafka(config, supervisor),
     buildGateway(config, supervisor),
     buildPortal(config, supervisor),
   ]);
@@ -46,6 +46,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
     throw new StackError(`Applying database migrations failed: ${(err as Error).message}`);
   }
 
+  const kafkaBrokers = kafka.brokers;
   const infra = { databaseUrl, kafkaBrokers };
   const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
@@ -63,6 +64,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
     ...serviceUrls(config),
     databaseUrl,
     kafkaBrokers,
+    ...("secured" in kafka && kafka.secured ? { securedKafka: kafka.secured } : {}),
     ...(admin.kind === "setup-link" ? { setupUrl: admin.url } : {}),
   };
   writeFileSync(stackFile(config), JSON.stringify(urls, null, 2), { mode: 0o600 });

@@ -38,6 +38,8 @@ const playwrightCounts: Parser = (out) => ({
 const exitCodeOnly: Parser = () => ({ passed: 0, failed: 0 });
 
 const results: StepResult[] = [];
+/** Everything the steps and the test stack printed, searched for secrets at the end. */
+const transcript: string[] = [];
 
 function runStep(
   name: string,
@@ -61,6 +63,7 @@ function runStep(
     child.stderr.on("data", tee);
     child.on("error", (err) => (output += `\n${err.message}\n`));
     child.on("close", (exitCode) => {
+      transcript.push(output);
       let { passed, failed } = options.parse(output);
       // A suite that fails without a failing test (compile error, crash) still fails.
       if (exitCode !== 0 && failed === 0) failed = 1;
@@ -168,9 +171,25 @@ async function startTestStack(): Promise<RunningStack | undefined> {
   say(`── starting the test stack (data in ${config.dataDir})`);
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "cli.ts"), "start", "--profile", "test"], {
     cwd: REPO_ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // The stack's log goes to the terminal as before, and into the transcript.
+  let stackLog = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stackLog += chunk.toString();
+    process.stdout.write(chunk);
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stackLog += chunk.toString();
+    process.stderr.write(chunk);
+  });
+  // "exit", not "close": a descendant that kept the pipe open must not hold up the stop.
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      transcript.push(stackLog);
+      resolve(code);
+    }),
+  );
   let done = false;
   void exited.then(() => (done = true));
   const deadline = Date.now() + 15 * 60_000;
@@ -308,6 +327,8 @@ export async function runAllTests(): Promise<number> {
       SLUICE_SECRET_KEY: portalSecretKey(loadConfig("test")),
       SLUICE_PORTAL_PUBLIC_URL: stack.urls.portal,
       SLUICE_GATEWAY_PUBLIC_URL: stack.urls.gateway,
+      // The secured listeners of the stack's Kafka (SASL_SSL, mutual TLS), for the suites that connect through them.
+      SLUICE_TEST_SECURED_KAFKA: JSON.stringify(stack.urls.securedKafka ?? null),
     };
     await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], {
       cwd: path.join(REPO_ROOT, "e2e"),
@@ -336,6 +357,7 @@ export async function runAllTests(): Promise<number> {
     const { exitCode, leftovers } = await stack.stop();
     record("test stack stops on SIGINT", exitCode === 130, `exit code ${exitCode}, want 130`);
     record("no process left behind after stop", leftovers.length === 0, `still running: ${leftovers.join(", ")}`);
+    checkNoSecretLogged(stack.urls);
   }
 
   const passed = results.reduce((n, r) => n + r.passed, 0);
@@ -345,4 +367,30 @@ export async function runAllTests(): Promise<number> {
   for (const r of results) say(`  ${r.failed ? "FAIL" : "ok  "}  ${r.name}: ${r.passed} passed, ${r.failed} failed`);
   process.stdout.write(`\nsluice: ${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;
+}
+
+/**
+ * The test run's secrets: the SCRAM passwords of the secured listeners and the
+ * body of the client's private key. None may appear in any line the steps or
+ * the stack printed (a component that logs its settings, an error that quotes
+ * a password, a key dumped in a failure message).
+ */
+function secretsOf(urls: StackUrls): string[] {
+  const secured = urls.securedKafka;
+  if (!secured) return [];
+  const keyBody = readFileSync(secured.clientKeyFile, "utf8")
+    .split("\n")
+    .filter((l) => l && !l.startsWith("-----"))
+    .join("");
+  return [...Object.values(secured.users), keyBody.slice(0, 40)];
+}
+
+function checkNoSecretLogged(urls: StackUrls): void {
+  const secrets = secretsOf(urls);
+  const leaked = secrets.filter((secret) => transcript.some((text) => text.includes(secret)));
+  record(
+    `no secret in any log line of the run (${secrets.length} secrets)`,
+    secrets.length > 0 && leaked.length === 0,
+    secrets.length === 0 ? "the test stack described no secured listeners" : `${leaked.length} secret(s) found in the output`,
+  );
 }

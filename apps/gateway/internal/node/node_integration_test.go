@@ -218,8 +218,11 @@ func (f *fixture) authed(perms map[string][]string) (*client, string) {
 	return c, jti
 }
 
-func TestSubscribePublishAndErrors(t *testing.T) {
-	f := newFixture(t)
+func TestSubscribePublishAndErrors(t *testing.T) { testSubscribePublishAndErrors(t) }
+
+// testSubscribePublishAndErrors runs over the listener tune points the node at (plaintext by default).
+func testSubscribePublishAndErrors(t *testing.T, tune ...func(*config.Config)) {
+	f := newFixture(t, tune...)
 	all := map[string][]string{"all": {"/" + f.topic + "/*"}}
 	c, _ := f.authed(all)
 	ep := "/" + f.topic + "/AAPL"
@@ -339,8 +342,11 @@ func (f *fixture) readBack(partition int32, offset int64) *kgo.Record {
 	}
 }
 
-func TestResumeAfterReconnectIsExact(t *testing.T) {
-	f := newFixture(t)
+func TestResumeAfterReconnectIsExact(t *testing.T) { testResumeAfterReconnectIsExact(t) }
+
+// testResumeAfterReconnectIsExact runs over the listener tune points the node at (plaintext by default).
+func testResumeAfterReconnectIsExact(t *testing.T, tune ...func(*config.Config)) {
+	f := newFixture(t, tune...)
 	perms := map[string][]string{"sub": {"/" + f.topic + "/*"}}
 	ep := "/" + f.topic + "/TSLA"
 	c, _ := f.authed(perms)
@@ -372,7 +378,12 @@ func TestResumeAfterReconnectIsExact(t *testing.T) {
 }
 
 func TestRevocationClosesLiveConnectionsWithinASecond(t *testing.T) {
-	f := newFixture(t)
+	testRevocationClosesLiveConnectionsWithinASecond(t)
+}
+
+// testRevocationClosesLiveConnectionsWithinASecond runs over the listener tune points the node at (plaintext by default).
+func testRevocationClosesLiveConnectionsWithinASecond(t *testing.T, tune ...func(*config.Config)) {
+	f := newFixture(t, tune...)
 	c, jti := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
 	c.send(`{"type":"subscribe","endpoint":"/` + f.topic + `/A"}`)
 	c.next("subscribed")
@@ -503,7 +514,12 @@ func TestRemovedEndpointEndsSubscriptionAndShutdownSays1012(t *testing.T) {
 // parameterised endpoint serves its key (the subscription continues, in the
 // new format), and removing that one ends every subscription it serves.
 func TestCatalogChangesReachSubscriptionsPerPath(t *testing.T) {
-	f := newFixture(t)
+	testCatalogChangesReachSubscriptionsPerPath(t)
+}
+
+// testCatalogChangesReachSubscriptionsPerPath runs over the listener tune points the node at (plaintext by default).
+func testCatalogChangesReachSubscriptionsPerPath(t *testing.T, tune ...func(*config.Config)) {
+	f := newFixture(t, tune...)
 	c, _ := f.authed(map[string][]string{"sub": {"/" + f.topic + "/*"}})
 	for _, key := range []string{"X", "Z"} {
 		c.send(`{"type":"subscribe","id":"` + key + `","endpoint":"/` + f.topic + `/` + key + `"}`)

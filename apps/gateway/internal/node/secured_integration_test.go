@@ -1,0 +1,186 @@
+//go:build integration
+
+// A whole node over the test stack's secured listeners (SASL_SSL with
+// SCRAM-SHA-512, mutual TLS): the same subscribe, publish, resume, revocation
+// and catalog-change tests as over plaintext, with every Kafka client of the
+// node (live consumers, catch-up reads, producer, catalog reader) secured from
+// the settings. The fixture's own helper client stays on the plaintext
+// listener. And what the node says when a setting is wrong.
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/config"
+)
+
+// securedKafka is the stack's description of its secured listeners
+// (stack.json's securedKafka, passed by the test runner).
+type securedKafka struct {
+	SASLSSLBrokers         []string          `json:"saslSslBrokers"`
+	MTLSBrokers            []string          `json:"mtlsBrokers"`
+	CAFile                 string            `json:"caFile"`
+	ClientCertFile         string            `json:"clientCertFile"`
+	ClientKeyFile          string            `json:"clientKeyFile"`
+	UntrustedCAFile        string            `json:"untrustedCaFile"`
+	UntrustedClientCert    string            `json:"untrustedClientCertFile"`
+	UntrustedClientKeyFile string            `json:"untrustedClientKeyFile"`
+	Users                  map[string]string `json:"users"`
+}
+
+func loadSecuredKafka(t *testing.T) securedKafka {
+	t.Helper()
+	if os.Getenv("KAFKA_BROKERS") == "" {
+		t.Skip("KAFKA_BROKERS not set")
+	}
+	raw := os.Getenv("SLUICE_TEST_SECURED_KAFKA")
+	if raw == "" {
+		t.Fatal("SLUICE_TEST_SECURED_KAFKA is not set: the test stack's secured listeners are part of every run (./sluice test sets it)")
+	}
+	var s securedKafka
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.SASLSSLBrokers) == 0 || len(s.MTLSBrokers) == 0 {
+		t.Fatalf("SLUICE_TEST_SECURED_KAFKA describes no secured listeners (%v): the test stack must start them", err)
+	}
+	return s
+}
+
+func (s securedKafka) scram(user string) func(*config.Config) {
+	return func(c *config.Config) {
+		c.KafkaBrokers = s.SASLSSLBrokers
+		c.KafkaSecurityProtocol = "SASL_SSL"
+		c.KafkaTLSCAFile = s.CAFile
+		c.KafkaSASLMechanism = "SCRAM-SHA-512"
+		c.KafkaSASLUsername = user
+		c.KafkaSASLPassword = config.Secret(s.Users[user])
+	}
+}
+
+func (s securedKafka) mtls(c *config.Config) {
+	c.KafkaBrokers = s.MTLSBrokers
+	c.KafkaSecurityProtocol = "SSL"
+	c.KafkaTLSCAFile = s.CAFile
+	c.KafkaTLSCertFile = s.ClientCertFile
+	c.KafkaTLSKeyFile = s.ClientKeyFile
+}
+
+func TestNodeOverSecuredListeners(t *testing.T) {
+	s := loadSecuredKafka(t)
+	for _, listener := range []struct {
+		name string
+		tune func(*config.Config)
+	}{
+		{"SASL_SSL SCRAM-SHA-512", s.scram("sluice-gateway")},
+		{"mutual TLS", s.mtls},
+	} {
+		t.Run(listener.name, func(t *testing.T) {
+			t.Run("subscribe, publish and errors", func(t *testing.T) { testSubscribePublishAndErrors(t, listener.tune) })
+			t.Run("resume after reconnect", func(t *testing.T) { testResumeAfterReconnectIsExact(t, listener.tune) })
+			t.Run("revocation", func(t *testing.T) { testRevocationClosesLiveConnectionsWithinASecond(t, listener.tune) })
+			t.Run("catalog changes", func(t *testing.T) { testCatalogChangesReachSubscriptionsPerPath(t, listener.tune) })
+		})
+	}
+}
+
+// A node with a wrong setting cannot read its catalog: it keeps retrying (a
+// running gateway never gives up on Kafka) and its log says, within 15 s,
+// which setting to fix, without the secret.
+func TestWrongSettingsAreNamedInTheNodesLog(t *testing.T) {
+	s := loadSecuredKafka(t)
+	cases := []struct {
+		name    string
+		tune    func(*config.Config)
+		setting string
+	}{
+		{"wrong password", func(c *config.Config) {
+			s.scram("sluice-gateway")(c)
+			c.KafkaSASLPassword = "not-the-password"
+		}, "KAFKA_SASL_PASSWORD"},
+		{"unknown CA", func(c *config.Config) {
+			s.scram("sluice-gateway")(c)
+			c.KafkaTLSCAFile = s.UntrustedCAFile
+		}, "KAFKA_TLS_CA_FILE"},
+		{"mechanism the listener does not offer", func(c *config.Config) {
+			s.scram("sluice-gateway")(c)
+			c.KafkaSASLMechanism = "SCRAM-SHA-256"
+		}, "KAFKA_SASL_MECHANISM"},
+		{"server name the certificate does not carry", func(c *config.Config) {
+			s.scram("sluice-gateway")(c)
+			c.KafkaTLSServerName = "kafka.example.com"
+		}, "KAFKA_TLS_SERVER_NAME"},
+		{"plaintext to the TLS listener", func(c *config.Config) {
+			c.KafkaBrokers = s.SASLSSLBrokers
+		}, "KAFKA_SECURITY_PROTOCOL"},
+		{"TLS to the plaintext listener", func(c *config.Config) {
+			plaintext := c.KafkaBrokers
+			s.scram("sluice-gateway")(c)
+			c.KafkaBrokers = plaintext
+		}, "KAFKA_SECURITY_PROTOCOL"},
+		{"client certificate from an untrusted CA", func(c *config.Config) {
+			s.mtls(c)
+			c.KafkaTLSCertFile, c.KafkaTLSKeyFile = s.UntrustedClientCert, s.UntrustedClientKeyFile
+		}, "KAFKA_TLS_CERT_FILE"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			cfg.Addr = "127.0.0.1:0"
+			cfg.KafkaBrokers = strings.Split(os.Getenv("KAFKA_BROKERS"), ",")
+			cfg.CatalogTopic = "__sluice_catalog_misconfigured"
+			tc.tune(&cfg)
+			if err := cfg.Validate(); err != nil {
+				t.Fatalf("the settings themselves are valid, only wrong for this broker: %v", err)
+			}
+			logs := &syncBuffer{}
+			_, start, err := Build(cfg, slog.New(slog.NewTextHandler(logs, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- start(ctx) }()
+			defer func() {
+				cancel()
+				<-done
+			}()
+			deadline := time.Now().Add(15 * time.Second)
+			for !strings.Contains(logs.String(), tc.setting+":") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no log line named %s within 15 s; the log:\n%s", tc.setting, logs.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			for _, password := range s.Users {
+				if strings.Contains(logs.String(), password) {
+					t.Fatal("a password is in the log")
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a log sink the node writes from several goroutines while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
