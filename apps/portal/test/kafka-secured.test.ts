@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import { Kafka, logLevel } from "kafkajs";
 
 import { AppError } from "../lib/errors";
-import { findKafkaTopic, listKafkaTopics } from "../lib/kafka/admin";
+import { closeKafkaAdmins, findKafkaTopic, listKafkaTopics } from "../lib/kafka/admin";
 
 const raw = process.env.SLUICE_TEST_SECURED_KAFKA;
 if (!raw) throw new Error("SLUICE_TEST_SECURED_KAFKA is not set: run this suite through ./sluice test (it starts the secured listeners).");
@@ -39,6 +39,8 @@ before(async () => {
   await plain.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
 });
 after(async () => {
+  // The portal keeps its admin clients open; a test process must close them to exit.
+  await closeKafkaAdmins();
   process.env = saved;
   await plain.deleteTopics({ topics: [topic] }).catch(() => {});
   await plain.disconnect();

@@ -19,6 +19,8 @@ export const Codes = {
   AlreadySubscribed: 4090,
   Internal: 5000,
   Unavailable: 5003,
+  /** Kafka's ACLs deny the gateway itself the endpoint's topic: an operator must grant it (not retried). */
+  TopicAccessDenied: 5030,
   /** WebSocket close code: the node is shutting down. */
   ServiceRestart: 1012,
   // Codes below 1000 never travel on the wire: they are the SDK's own.
@@ -56,7 +58,7 @@ export class AuthError extends SluiceError {
   override name = "AuthError";
 }
 
-/** 4003 (the token does not permit it) and 4005 (the endpoint does not allow it). */
+/** 4003 (the token does not permit it), 4005 (the endpoint does not allow it) and 5030 (Kafka denies the gateway the topic). */
 export class PermissionError extends SluiceError {
   override name = "PermissionError";
 }
@@ -109,6 +111,7 @@ export function errorFromCode(code: number, message: string, options: SluiceErro
       return new AuthError(code, message, options);
     case Codes.Forbidden:
     case Codes.OperationNotAllowed:
+    case Codes.TopicAccessDenied:
       return new PermissionError(code, message, options);
     case Codes.NotFound:
       return new NotFoundError(code, message, options);

@@ -440,6 +440,8 @@ describe("errors", () => {
       ["/t/forbidden", 4003, PermissionError],
       ["/t/missing", 4004, NotFoundError],
       ["/t/notallowed", 4005, PermissionError],
+      // Kafka denies the gateway the topic: final (not retried like 5003).
+      ["/t/acl-denied", 5030, PermissionError],
     ];
     for (const [endpoint, code, Type] of cases) {
       const sub = client.subscribe(endpoint);

@@ -131,6 +131,9 @@ func kafkaError(topic string, err error) *protocol.Error {
 	if errors.Is(err, hub.ErrTopicNotFound) {
 		return protocol.Errorf(protocol.CodeUnavailable, "topic %s does not exist in Kafka", topic)
 	}
+	if errors.Is(err, hub.ErrTopicAccessDenied) {
+		return protocol.Errorf(protocol.CodeTopicAccessDenied, "Kafka denies this gateway access to topic %s: its principal needs an ACL on the topic (an operator must grant it)", topic)
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return protocol.Errorf(protocol.CodeUnavailable, "Kafka did not acknowledge in time")
 	}

@@ -35,6 +35,11 @@ type TopicMeta struct {
 // ErrTopicNotFound is returned by a Backend for a topic Kafka does not have.
 var ErrTopicNotFound = errors.New("topic does not exist in Kafka")
 
+// ErrTopicAccessDenied is returned (wrapped) by a Backend when Kafka's ACLs deny
+// the gateway's principal the topic: an operator must grant it, so retrying
+// alone does not help.
+var ErrTopicAccessDenied = errors.New("Kafka denies this gateway access to the topic")
+
 // ErrEpochChanged is returned by Backend.Read when the topic is no longer the
 // incarnation asked for: its records must not go out under the old epoch.
 var ErrEpochChanged = errors.New("topic was deleted and created again")

@@ -79,6 +79,9 @@ func (c *Cluster) fetchMeta(ctx context.Context, topic string) (hub.TopicMeta, e
 			if errors.Is(err, kerr.UnknownTopicOrPartition) {
 				return hub.TopicMeta{}, hub.ErrTopicNotFound
 			}
+			if errors.Is(err, kerr.TopicAuthorizationFailed) {
+				return hub.TopicMeta{}, fmt.Errorf("%w: %w", hub.ErrTopicAccessDenied, err)
+			}
 			return hub.TopicMeta{}, err
 		}
 		if len(t.Partitions) == 0 {

@@ -75,8 +75,9 @@ func (s *TokenSource) Token(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-// defaultTokenLife is assumed when the endpoint sends no expires_in.
-const defaultTokenLife = time.Hour
+// defaultTokenLife is assumed when the endpoint sends no expires_in: short,
+// so a token of unknown life is renewed soon (the TypeScript side does the same).
+const defaultTokenLife = 5 * time.Minute
 
 func (s *TokenSource) request(ctx context.Context) (string, time.Duration, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}

@@ -2,7 +2,10 @@ package kafka
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
@@ -21,6 +24,9 @@ func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, 
 		}
 	}
 	c.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		if errors.Is(err, kerr.TopicAuthorizationFailed) {
+			err = fmt.Errorf("%w: %w", hub.ErrTopicAccessDenied, err)
+		}
 		done(r.Partition, r.Offset, err)
 	})
 }

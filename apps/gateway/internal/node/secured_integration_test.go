@@ -34,6 +34,7 @@ type securedKafka struct {
 	UntrustedClientCert    string            `json:"untrustedClientCertFile"`
 	UntrustedClientKeyFile string            `json:"untrustedClientKeyFile"`
 	Users                  map[string]string `json:"users"`
+	ACLDeniedTopic         string            `json:"aclDeniedTopic"`
 }
 
 func loadSecuredKafka(t *testing.T) securedKafka {
@@ -164,6 +165,40 @@ func TestWrongSettingsAreNamedInTheNodesLog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// When Kafka's ACLs deny the gateway's principal a topic, a subscriber and a
+// publisher on an endpoint of that topic get error 5030 at once (not a hang,
+// and not 5003, which invites retrying), and the connection goes on.
+func TestACLDeniedTopicIsAClearError(t *testing.T) {
+	s := loadSecuredKafka(t)
+	f := newFixture(t, s.scram("sluice-gateway"))
+	denied := s.ACLDeniedTopic
+	f.putCatalog("endpoint/ep-denied", map[string]any{
+		"v": 1, "id": "ep-denied", "path": "/" + denied + "/{k}", "topic": denied, "key": nil, "key_param": "k",
+		"operations": []string{"subscribe", "publish"}, "payload_format": "json",
+		"api": map[string]any{"id": "api-1", "name": "Market", "version": "1.0.0"},
+	})
+	c, _ := f.authed(map[string][]string{"all": {"/" + denied + "/*"}})
+	ep := "/" + denied + "/x"
+	var e map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c.send(`{"type":"subscribe","id":"s","endpoint":"` + ep + `"}`)
+		e = c.next("error")
+		if e["code"] != float64(4004) || time.Now().After(deadline) {
+			break // 4004 until the node has read the endpoint from the catalog
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if e["code"] != float64(5030) || !strings.Contains(e["message"].(string), denied) {
+		t.Fatalf("subscribe on the denied topic: %v", e)
+	}
+	c.send(`{"type":"publish","id":"p","endpoint":"` + ep + `","data":{"a":1}}`)
+	if e := c.next("error"); e["code"] != float64(5030) || e["id"] != "p" {
+		t.Fatalf("publish on the denied topic: %v", e)
+	}
+	c.send(`{"type":"ping","id":"still-here"}`)
+	c.next("pong")
 }
 
 // syncBuffer is a log sink the node writes from several goroutines while the

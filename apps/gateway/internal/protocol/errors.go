@@ -21,6 +21,9 @@ const (
 	CodeAlreadySubscribed   Code = 4090
 	CodeInternal            Code = 5000
 	CodeUnavailable         Code = 5003
+	// CodeTopicAccessDenied: Kafka's ACLs deny the gateway's own principal the
+	// topic (not the client's token): an operator must grant it.
+	CodeTopicAccessDenied Code = 5030
 
 	// CloseServiceRestart is the WebSocket close code a node sends when it shuts
 	// down: reconnect (to any node) and resume.
@@ -51,6 +54,8 @@ func (c Code) HTTPStatus() int {
 		return 409
 	case CodeUnavailable:
 		return 503
+	case CodeInternal, CodeTopicAccessDenied:
+		return 500
 	default:
 		return 500
 	}

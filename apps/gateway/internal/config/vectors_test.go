@@ -1,0 +1,70 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// settingsVectors is packages/protocol/vectors/kafka-settings.json: the Kafka
+// client settings as every component must read them (the TypeScript side
+// tests against the same file).
+type settingsVectors struct {
+	Cases []struct {
+		Name string            `json:"name"`
+		Env  map[string]string `json:"env"`
+		OK   *struct {
+			Protocol  string  `json:"protocol"`
+			Mechanism *string `json:"mechanism"`
+			TLS       bool    `json:"tls"`
+		} `json:"ok"`
+		Error string `json:"error"`
+	} `json:"cases"`
+}
+
+func TestKafkaSettingsVectors(t *testing.T) {
+	raw, err := os.ReadFile("../../../../packages/protocol/vectors/kafka-settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v settingsVectors
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Cases) < 20 {
+		t.Fatalf("only %d cases", len(v.Cases))
+	}
+	for _, tc := range v.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			cfg, err := Load(nil, func(name string) string { return tc.Env[name] })
+			if tc.Error != "" {
+				if err == nil {
+					t.Fatalf("no error; want one naming %s", tc.Error)
+				}
+				// "VARIABLE: why", or "VARIABLE (or VARIABLE_FILE): why".
+				if msg := err.Error(); !strings.HasPrefix(msg, tc.Error+":") && !strings.HasPrefix(msg, tc.Error+" (") {
+					t.Fatalf("error %q does not start with %s", msg, tc.Error)
+				}
+				for _, value := range tc.Env {
+					if strings.Contains(value, "s3cret") && strings.Contains(err.Error(), value) {
+						t.Fatal("the error holds a secret")
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			protocol, useTLS, _ := cfg.kafkaProtocol()
+			mechanism := cfg.kafkaMechanism()
+			want := ""
+			if tc.OK.Mechanism != nil {
+				want = *tc.OK.Mechanism
+			}
+			if protocol != tc.OK.Protocol || mechanism != want || useTLS != tc.OK.TLS {
+				t.Fatalf("got protocol %s, mechanism %q, tls %v; want %s, %q, %v", protocol, mechanism, useTLS, tc.OK.Protocol, want, tc.OK.TLS)
+			}
+		})
+	}
+}
