@@ -38,7 +38,7 @@ var ErrTopicNotFound = errors.New("topic does not exist in Kafka")
 // ErrTopicAccessDenied is returned (wrapped) by a Backend when Kafka's ACLs deny
 // the gateway's principal the topic: an operator must grant it, so retrying
 // alone does not help.
-var ErrTopicAccessDenied = errors.New("Kafka denies this gateway access to the topic")
+var ErrTopicAccessDenied = errors.New("access to the topic denied by Kafka's ACLs")
 
 // ErrEpochChanged is returned by Backend.Read when the topic is no longer the
 // incarnation asked for: its records must not go out under the old epoch.
