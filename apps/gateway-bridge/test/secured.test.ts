@@ -4,34 +4,14 @@
 // password it says which setting to fix within 15 s and never prints the password.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mtlsSettings, scramSettings, securedKafkaFromEnv } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { insertOutbox, pendingCount, scratchPerFile, startBridgeProcess, topicRecords, waitFor } from "./helpers.ts";
 
-const raw = process.env.SLUICE_TEST_SECURED_KAFKA;
-if (!raw) throw new Error("SLUICE_TEST_SECURED_KAFKA is not set: run this suite through ./sluice test (it starts the secured listeners).");
-const secured = JSON.parse(raw) as {
-  saslSslBrokers: string[];
-  mtlsBrokers: string[];
-  caFile: string;
-  clientCertFile: string;
-  clientKeyFile: string;
-  users: Record<string, string>;
-} | null;
-if (!secured?.saslSslBrokers?.length) throw new Error("SLUICE_TEST_SECURED_KAFKA describes no secured listeners.");
+const secured = securedKafkaFromEnv();
 
 const password = secured.users["sluice-bridge"]!;
-const overSaslSsl = {
-  KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
-  KAFKA_TLS_CA_FILE: secured.caFile,
-  KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
-  KAFKA_SASL_USERNAME: "sluice-bridge",
-  KAFKA_SASL_PASSWORD: password,
-};
-const overMtls = {
-  KAFKA_SECURITY_PROTOCOL: "SSL",
-  KAFKA_TLS_CA_FILE: secured.caFile,
-  KAFKA_TLS_CERT_FILE: secured.clientCertFile,
-  KAFKA_TLS_KEY_FILE: secured.clientKeyFile,
-};
+const overSaslSsl = scramSettings(secured, "sluice-bridge");
+const overMtls = mtlsSettings(secured);
 
 for (const [name, brokers, extra] of [
   ["SASL_SSL (SCRAM-SHA-512)", secured.saslSslBrokers, overSaslSsl],

@@ -5,22 +5,13 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
+import { mtlsSettings, scramSettings, securedKafkaFromEnv } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { Kafka, logLevel } from "kafkajs";
 
 import { AppError } from "../lib/errors";
 import { closeKafkaAdmins, findKafkaTopic, listKafkaTopics } from "../lib/kafka/admin";
 
-const raw = process.env.SLUICE_TEST_SECURED_KAFKA;
-if (!raw) throw new Error("SLUICE_TEST_SECURED_KAFKA is not set: run this suite through ./sluice test (it starts the secured listeners).");
-const secured = JSON.parse(raw) as {
-  saslSslBrokers: string[];
-  mtlsBrokers: string[];
-  caFile: string;
-  clientCertFile: string;
-  clientKeyFile: string;
-  users: Record<string, string>;
-} | null;
-if (!secured?.saslSslBrokers?.length) throw new Error("SLUICE_TEST_SECURED_KAFKA describes no secured listeners.");
+const secured = securedKafkaFromEnv();
 
 const plaintext = (process.env.KAFKA_BROKERS ?? "").split(",").filter(Boolean);
 const topic = `portal-secured-${randomBytes(4).toString("hex")}`;
@@ -47,13 +38,7 @@ after(async () => {
 });
 
 test("over SASL_SSL as the portal's SCRAM user: the topic list has the topic with its partitions", async () => {
-  useSettings({
-    KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
-    KAFKA_TLS_CA_FILE: secured.caFile,
-    KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
-    KAFKA_SASL_USERNAME: "sluice-portal",
-    KAFKA_SASL_PASSWORD: secured.users["sluice-portal"]!,
-  });
+  useSettings(scramSettings(secured, "sluice-portal"));
   const topics = await listKafkaTopics({ fresh: true, brokers: secured.saslSslBrokers });
   assert.deepEqual(
     topics.find((t) => t.name === topic),
@@ -62,24 +47,13 @@ test("over SASL_SSL as the portal's SCRAM user: the topic list has the topic wit
 });
 
 test("over mutual TLS: the topic is found", async () => {
-  useSettings({
-    KAFKA_SECURITY_PROTOCOL: "SSL",
-    KAFKA_TLS_CA_FILE: secured.caFile,
-    KAFKA_TLS_CERT_FILE: secured.clientCertFile,
-    KAFKA_TLS_KEY_FILE: secured.clientKeyFile,
-  });
+  useSettings(mtlsSettings(secured));
   assert.deepEqual(await findKafkaTopic(topic, { brokers: secured.mtlsBrokers }), { name: topic, partitions: 2 });
 });
 
 test("a wrong password: 503 naming KAFKA_SASL_PASSWORD, without the password", async () => {
   const wrong = "not-the-portal-password";
-  useSettings({
-    KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
-    KAFKA_TLS_CA_FILE: secured.caFile,
-    KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
-    KAFKA_SASL_USERNAME: "sluice-portal",
-    KAFKA_SASL_PASSWORD: wrong,
-  });
+  useSettings(scramSettings(secured, "sluice-portal", wrong));
   // "localhost" rather than 127.0.0.1: a client of its own (the portal keeps one per broker list).
   const brokers = secured.saslSslBrokers.map((b) => b.replace("127.0.0.1", "localhost"));
   const started = Date.now();

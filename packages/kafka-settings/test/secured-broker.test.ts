@@ -8,42 +8,14 @@ import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import { Kafka, logLevel } from "kafkajs";
 import { describeKafkaError, type Env, explainKafkaError, kafkaClientConfig, loadKafkaSettings } from "../src/index.ts";
+import { mtlsSettings, scramSettings, securedKafkaFromEnv } from "../test-support/secured-kafka.ts";
 
-interface SecuredKafka {
-  saslSslBrokers: string[];
-  mtlsBrokers: string[];
-  caFile: string;
-  clientCertFile: string;
-  clientKeyFile: string;
-  untrustedCaFile: string;
-  untrustedClientCertFile: string;
-  untrustedClientKeyFile: string;
-  users: Record<string, string>;
-  aclDeniedTopic: string;
-  deniedUser: string;
-}
-
-const raw = process.env.SLUICE_TEST_SECURED_KAFKA;
-if (!raw) throw new Error("SLUICE_TEST_SECURED_KAFKA is not set: run this suite through ./sluice test (it starts the secured listeners).");
-const secured: SecuredKafka | null = JSON.parse(raw);
-if (!secured?.saslSslBrokers?.length)
-  throw new Error("SLUICE_TEST_SECURED_KAFKA describes no secured listeners: the test stack must start them.");
+const secured = securedKafkaFromEnv();
 const plaintextBrokers = (process.env.KAFKA_BROKERS ?? "").split(",").filter(Boolean);
 assert.ok(plaintextBrokers.length > 0, "KAFKA_BROKERS (the plaintext listener) is not set");
 
-const scram = (user: string, password = secured.users[user]!): Env => ({
-  KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
-  KAFKA_TLS_CA_FILE: secured.caFile,
-  KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
-  KAFKA_SASL_USERNAME: user,
-  KAFKA_SASL_PASSWORD: password,
-});
-const mtls: Env = {
-  KAFKA_SECURITY_PROTOCOL: "SSL",
-  KAFKA_TLS_CA_FILE: secured.caFile,
-  KAFKA_TLS_CERT_FILE: secured.clientCertFile,
-  KAFKA_TLS_KEY_FILE: secured.clientKeyFile,
-};
+const scram = (user: string, password?: string): Env => scramSettings(secured, user, password);
+const mtls: Env = mtlsSettings(secured);
 
 function client(brokers: string[], env: Env): Kafka {
   return new Kafka({

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { KAFKA_SECURITY_VARIABLES } from "@sluice/kafka-settings";
+import type { SecuredKafkaInfo } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { StackError } from "./errors.ts";
 
 export const REPO_ROOT = path.resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -112,26 +113,7 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
 }
 
 /** Where and how tests reach the test profile's secured listeners (stack.json). */
-export interface SecuredKafkaInfo {
-  saslSslBrokers: string[];
-  mtlsBrokers: string[];
-  /** The throw-away CA that signed the broker's and the client's certificates. */
-  caFile: string;
-  /** The mutual-TLS client certificate and key (principal: mtlsPrincipal). */
-  clientCertFile: string;
-  clientKeyFile: string;
-  /** A CA the broker does not trust, and a client certificate it signed (error cases). */
-  untrustedCaFile: string;
-  untrustedClientCertFile: string;
-  untrustedClientKeyFile: string;
-  scramMechanism: "SCRAM-SHA-512";
-  /** SCRAM user name → password (random per data dir). */
-  users: Record<string, string>;
-  /** A topic the ACLs deny to deniedUser. */
-  aclDeniedTopic: string;
-  deniedUser: string;
-  mtlsPrincipal: string;
-}
+export type { SecuredKafkaInfo };
 
 export interface StackUrls {
   portal: string;

@@ -121,11 +121,16 @@ function serverProperties(config: StackConfig, logDir: string): string {
     "process.roles=broker,controller",
     "node.id=1",
     `controller.quorum.voters=1@${h}:${kafkaController}`,
-    `listeners=PLAINTEXT://${h}:${kafka},CONTROLLER://${h}:${kafkaController}`,
-    `advertised.listeners=PLAINTEXT://${h}:${kafka}`,
     "controller.listener.names=CONTROLLER",
     "inter.broker.listener.name=PLAINTEXT",
-    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+    // The test profile adds its secured listeners (and the authorizer) here.
+    ...(securedListenersEnabled(config)
+      ? securedListenerProperties(config)
+      : [
+          `listeners=PLAINTEXT://${h}:${kafka},CONTROLLER://${h}:${kafkaController}`,
+          `advertised.listeners=PLAINTEXT://${h}:${kafka}`,
+          "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        ]),
     `log.dirs=${logDir}`,
     "num.partitions=3",
     // Topics are created on purpose (portal, tests), never by a typo in a subscription.
@@ -138,11 +143,7 @@ function serverProperties(config: StackConfig, logDir: string): string {
     "group.initial.rebalance.delay.ms=0",
     "log.retention.hours=168",
   ];
-  if (!securedListenersEnabled(config)) return `${lines.join("\n")}\n`;
-  // The secured listeners' lines replace the plaintext-only listener lines.
-  const secured = securedListenerProperties(config);
-  const replaced = new Set(secured.map((l) => l.slice(0, l.indexOf("="))));
-  return `${[...lines.filter((l) => !replaced.has(l.slice(0, l.indexOf("=")))), ...secured].join("\n")}\n`;
+  return `${lines.join("\n")}\n`;
 }
 
 /** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */

@@ -42,26 +42,15 @@ function openssl(args: string[], cwd: string): void {
   }
 }
 
-/** A key (PKCS#8, unencrypted) and a certificate signed by the CA in dir. */
+/** openssl req arguments for a new P-256 key in <name>.key (unencrypted) and, per `out`, a CSR or a self-signed certificate. */
+function newKeyArgs(name: string, subject: string, out: string[]): string[] {
+  return ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-subj", subject, ...out];
+}
+
+/** A key and a certificate signed by ca, valid 30 days. */
 function issue(dir: string, name: string, subject: string, extensions: string, ca: { cert: string; key: string }): void {
   writeFileSync(path.join(dir, `${name}.ext`), extensions);
-  openssl(
-    [
-      "req",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      `${name}.key`,
-      "-out",
-      `${name}.csr`,
-      "-subj",
-      subject,
-    ],
-    dir,
-  );
+  openssl(newKeyArgs(name, subject, ["-out", `${name}.csr`]), dir);
   openssl(
     [
       "x509",
@@ -84,27 +73,9 @@ function issue(dir: string, name: string, subject: string, extensions: string, c
   );
 }
 
+/** A self-signed CA, valid 30 days. */
 function newCa(dir: string, name: string, subject: string): { cert: string; key: string } {
-  openssl(
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      `${name}.key`,
-      "-out",
-      `${name}.pem`,
-      "-days",
-      "30",
-      "-subj",
-      subject,
-    ],
-    dir,
-  );
+  openssl(newKeyArgs(name, subject, ["-x509", "-days", "30", "-out", `${name}.pem`]), dir);
   return { cert: `${name}.pem`, key: `${name}.key` };
 }
 

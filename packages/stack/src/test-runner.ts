@@ -371,18 +371,20 @@ export async function runAllTests(): Promise<number> {
 
 /**
  * The test run's secrets: the SCRAM passwords of the secured listeners and the
- * body of the client's private key. None may appear in any line the steps or
- * the stack printed (a component that logs its settings, an error that quotes
- * a password, a key dumped in a failure message).
+ * client's private key. None may appear in any line the steps or the stack
+ * printed (a component that logs its settings, an error that quotes a password,
+ * a key dumped in a failure message). The key is looked for by its PEM lines
+ * after the first: the first line of every P-256 PKCS#8 key starts with the
+ * same ASN.1 header, the following ones hold the key itself.
  */
 function secretsOf(urls: StackUrls): string[] {
   const secured = urls.securedKafka;
   if (!secured) return [];
-  const keyBody = readFileSync(secured.clientKeyFile, "utf8")
+  const keyLines = readFileSync(secured.clientKeyFile, "utf8")
     .split("\n")
     .filter((l) => l && !l.startsWith("-----"))
-    .join("");
-  return [...Object.values(secured.users), keyBody.slice(0, 40)];
+    .slice(1);
+  return [...Object.values(secured.users), ...keyLines];
 }
 
 function checkNoSecretLogged(urls: StackUrls): void {
