@@ -2,6 +2,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { KafkaConfig } from "kafkajs";
 import { createOAuthBearerProvider, type TokenProviderOptions } from "./oauth.ts";
+import { oauthBearerMechanism } from "./oauthbearer-sasl.ts";
 import { type Env, type KafkaSettings, loadKafkaSettings } from "./settings.ts";
 
 export interface ClientConfigOptions extends TokenProviderOptions {
@@ -45,7 +46,7 @@ export function kafkaClientConfig(settings: KafkaSettings, options: ClientConfig
         config.sasl = { mechanism: "scram-sha-512", username: sasl.username, password: sasl.password };
         break;
       case "OAUTHBEARER":
-        config.sasl = { mechanism: "oauthbearer", oauthBearerProvider: createOAuthBearerProvider(sasl, options) };
+        config.sasl = oauthBearerMechanism(createOAuthBearerProvider(sasl, options));
         break;
     }
   }

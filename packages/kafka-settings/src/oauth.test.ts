@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type IncomingMessage, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { OAuthTokenError, createOAuthBearerProvider } from "./oauth.ts";
+import { OAuthTokenError, createOAuthBearerProvider, refusedSetting } from "./oauth.ts";
 
 const SECRET = "top secret:&+/é";
 const CLIENT_ID = "sluice gateway";
@@ -94,19 +94,27 @@ test("the token is cached and refreshed at 80 % of its life; concurrent calls sh
   assert.equal(seen.length, 2, "refreshed at 80 s");
 });
 
-test("a refused request names the endpoint variable, the client id and the status, never the secret", async () => {
+test("refused credentials name the client secret variable, the client id and the status, never the secret", async () => {
   reset([{ status: 401, body: { error: "invalid_client", error_description: `bad secret ${SECRET}` } }]);
   const provider = createOAuthBearerProvider({ tokenEndpointUrl: url, clientId: CLIENT_ID, clientSecret: SECRET });
   await assert.rejects(provider(), (err: unknown) => {
     assert.ok(err instanceof OAuthTokenError);
-    assert.equal(err.variable, "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL");
+    assert.equal(err.variable, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET");
     assert.equal(err.status, 401);
-    assert.match(err.message, /^KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: /);
+    assert.match(err.message, /^KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET: /);
     assert.match(err.message, /HTTP 401 \(invalid_client\)/);
     assert.ok(err.message.includes(CLIENT_ID));
     assert.ok(!err.message.includes(SECRET), err.message);
     return true;
   });
+});
+
+test("refusedSetting: credentials, scope, else the endpoint", () => {
+  assert.equal(refusedSetting(401), "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET");
+  assert.equal(refusedSetting(400, "invalid_client"), "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET");
+  assert.equal(refusedSetting(400, "invalid_scope"), "KAFKA_SASL_OAUTHBEARER_SCOPE");
+  assert.equal(refusedSetting(404), "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL");
+  assert.equal(refusedSetting(503), "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL");
 });
 
 test("a failure is not cached: the next call asks again", async () => {

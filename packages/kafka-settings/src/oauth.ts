@@ -19,13 +19,27 @@ export interface TokenProviderOptions {
   timeoutMs?: number;
 }
 
-/** OAuthTokenError is a failed token request; the variable named is always the endpoint's. */
+/**
+ * The setting a token endpoint's refusal points at (RFC 6749 §5.2): the
+ * client's credentials for invalid_client or a 401, the scope for
+ * invalid_scope, else the endpoint itself.
+ */
+export function refusedSetting(status: number, error?: string): string {
+  if (error === "invalid_client" || error === "unauthorized_client" || status === 401) return "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET";
+  if (error === "invalid_scope") return "KAFKA_SASL_OAUTHBEARER_SCOPE";
+  return "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL";
+}
+
+/** OAuthTokenError is a failed token request, naming the setting to fix (by default the endpoint's). */
 export class OAuthTokenError extends Error {
   override name = "OAuthTokenError";
-  readonly variable = "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL";
   readonly status?: number;
-  constructor(message: string, status?: number) {
-    super(`KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: ${message}`);
+  constructor(
+    message: string,
+    status?: number,
+    readonly variable = "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL",
+  ) {
+    super(`${variable}: ${message}`);
     if (status !== undefined) this.status = status;
   }
 }
@@ -43,8 +57,8 @@ const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
  * gives a valid token, fetched with the client-credentials grant (POST
  * grant_type=client_credentials and the scope, HTTP Basic client
  * authentication) and reused until 80 % of its life has passed. Concurrent
- * calls share one request. Errors name the endpoint variable, the client id and
- * the HTTP status, never the secret.
+ * calls share one request. Errors name the setting to fix (refusedSetting),
+ * the client id and the HTTP status, never the secret.
  */
 export function createOAuthBearerProvider(
   credentials: ClientCredentials,
@@ -89,10 +103,15 @@ export function createOAuthBearerProvider(
     }
     if (!response.ok) {
       // The OAuth error code (invalid_client, invalid_scope, …) says what to fix; the body may say more but is not echoed.
-      const code = typeof json.error === "string" ? ` (${json.error})` : "";
+      const error = typeof json.error === "string" && json.error.length < 100 ? json.error : undefined;
+      const variable = refusedSetting(response.status, error);
+      const hint = variable === "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET" ? "; check KAFKA_SASL_OAUTHBEARER_CLIENT_ID and the secret" : "";
       throw new OAuthTokenError(
-        scrub(`token endpoint ${tokenEndpointUrl} refused client ${clientId} with HTTP ${response.status}${code}`),
+        scrub(
+          `token endpoint ${tokenEndpointUrl} refused client ${clientId} with HTTP ${response.status}${error ? ` (${error})` : ""}${hint}`,
+        ),
         response.status,
+        variable,
       );
     }
     const token = json.access_token;

@@ -303,10 +303,10 @@ test("_FILE secrets: one trailing newline trimmed", () => {
   assert.equal(o.sasl?.mechanism === "OAUTHBEARER" && o.sasl.clientSecret, CLIENT_SECRET);
 });
 
-test("OAUTHBEARER: an oauthBearerProvider; http allowed for loopback only", () => {
+test("OAUTHBEARER: our authenticator (it reads the broker's refusal); http allowed for loopback only", () => {
   const { sasl } = kafkaClientConfig(loadKafkaSettings({ ...OAUTH, KAFKA_SASL_OAUTHBEARER_SCOPE: "kafka read" }));
   assert.equal(sasl?.mechanism, "oauthbearer");
-  assert.equal(typeof (sasl as { oauthBearerProvider?: unknown }).oauthBearerProvider, "function");
+  assert.equal(typeof (sasl as { authenticationProvider?: unknown }).authenticationProvider, "function");
   for (const host of ["127.0.0.1:8080", "localhost", "[::1]:9"]) {
     const s = loadKafkaSettings({
       ...OAUTH,

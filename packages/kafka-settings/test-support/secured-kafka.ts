@@ -14,12 +14,24 @@ export interface SecuredKafkaInfo {
   untrustedCaFile: string;
   untrustedClientCertFile: string;
   untrustedClientKeyFile: string;
+  /** A client certificate from the trusted CA that expired long ago (same principal as clientCertFile). */
+  expiredClientCertFile: string;
+  expiredClientKeyFile: string;
   scramMechanism: "SCRAM-SHA-512";
   /** SCRAM user name → password (random per data dir). */
   users: Record<string, string>;
-  /** A topic the ACLs deny to deniedUser. */
+  /** SASL_SSL with OAUTHBEARER: tokens from the test issuer's client-credentials endpoint. */
+  oauthBrokers: string[];
+  oauthTokenEndpointUrl: string;
+  /** OAuth client id → secret (random per data dir). */
+  oauthClients: Record<string, string>;
+  /** The client whose tokens the broker accepts (principal User:<id>). */
+  oauthClient: string;
+  /** A client whose tokens are for another audience: the broker refuses them. */
+  oauthForeignClient: string;
+  /** A topic the ACLs deny to each of deniedUsers (SCRAM users). */
   aclDeniedTopic: string;
-  deniedUser: string;
+  deniedUsers: string[];
   mtlsPrincipal: string;
 }
 
@@ -29,7 +41,7 @@ export function securedKafkaFromEnv(env: Record<string, string | undefined> = pr
   if (!raw)
     throw new Error("SLUICE_TEST_SECURED_KAFKA is not set: run this suite through ./sluice test (it starts the secured listeners).");
   const info = JSON.parse(raw) as SecuredKafkaInfo | null;
-  if (!info?.saslSslBrokers?.length || !info.mtlsBrokers?.length) {
+  if (!info?.saslSslBrokers?.length || !info.mtlsBrokers?.length || !info.oauthBrokers?.length) {
     throw new Error("SLUICE_TEST_SECURED_KAFKA describes no secured listeners: the test stack must start them.");
   }
   return info;
@@ -53,5 +65,21 @@ export function mtlsSettings(info: SecuredKafkaInfo): Record<string, string> {
     KAFKA_TLS_CA_FILE: info.caFile,
     KAFKA_TLS_CERT_FILE: info.clientCertFile,
     KAFKA_TLS_KEY_FILE: info.clientKeyFile,
+  };
+}
+
+/** Settings (as environment variables) for the OAUTHBEARER listener as an OAuth client of the test issuer. */
+export function oauthSettings(
+  info: SecuredKafkaInfo,
+  client = info.oauthClient,
+  secret = info.oauthClients[client]!,
+): Record<string, string> {
+  return {
+    KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
+    KAFKA_TLS_CA_FILE: info.caFile,
+    KAFKA_SASL_MECHANISM: "OAUTHBEARER",
+    KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: info.oauthTokenEndpointUrl,
+    KAFKA_SASL_OAUTHBEARER_CLIENT_ID: client,
+    KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET: secret,
   };
 }

@@ -1,5 +1,6 @@
 // The settings against the test stack's real secured listeners (SASL_SSL with
-// SCRAM-SHA-512, mutual TLS, the StandardAuthorizer's ACLs): every client the
+// SCRAM-SHA-512, mutual TLS, SASL_SSL with OAUTHBEARER and the test issuer's
+// client-credentials tokens, the StandardAuthorizer's ACLs): every client the
 // TypeScript components build connects, and every misconfiguration fails within
 // 15 s with the one variable to fix. SLUICE_TEST_SECURED_KAFKA is the stack's
 // description of those listeners (stack.json's securedKafka, set by the test runner).
@@ -8,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import { Kafka, logLevel } from "kafkajs";
 import { describeKafkaError, type Env, explainKafkaError, kafkaClientConfig, loadKafkaSettings } from "../src/index.ts";
-import { mtlsSettings, scramSettings, securedKafkaFromEnv } from "../test-support/secured-kafka.ts";
+import { mtlsSettings, oauthSettings, scramSettings, securedKafkaFromEnv } from "../test-support/secured-kafka.ts";
 
 const secured = securedKafkaFromEnv();
 const plaintextBrokers = (process.env.KAFKA_BROKERS ?? "").split(",").filter(Boolean);
@@ -16,6 +17,7 @@ assert.ok(plaintextBrokers.length > 0, "KAFKA_BROKERS (the plaintext listener) i
 
 const scram = (user: string, password?: string): Env => scramSettings(secured, user, password);
 const mtls: Env = mtlsSettings(secured);
+const oauth = (client?: string, secret?: string): Env => oauthSettings(secured, client, secret);
 
 function client(brokers: string[], env: Env): Kafka {
   return new Kafka({
@@ -76,22 +78,29 @@ describe("secured listeners of a real broker", () => {
     await roundTrip(client(secured.mtlsBrokers, mtls));
   });
 
-  test("the ACLs deny the gateway's user one topic (and only that one)", async () => {
-    const kafka = client(secured.saslSslBrokers, scram(secured.deniedUser));
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    try {
-      await assert.rejects(
-        producer.send({ topic: secured.aclDeniedTopic, messages: [{ value: "x" }] }),
-        (err: Error & { type?: string }) => {
-          assert.match(`${err.message} ${err.type ?? ""}`, /TOPIC_AUTHORIZATION_FAILED|not authorized to access/i);
-          return true;
-        },
-      );
-    } finally {
-      await producer.disconnect();
-    }
-    // The bridge's user is not denied.
+  test("SASL_SSL with OAUTHBEARER, a client-credentials token from the issuer: create a topic, produce, read the offsets", async () => {
+    await roundTrip(client(secured.oauthBrokers, oauth()));
+  });
+
+  for (const user of secured.deniedUsers) {
+    test(`the ACLs deny ${user} one topic (and only that one)`, async () => {
+      const producer = client(secured.saslSslBrokers, scram(user)).producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        await assert.rejects(
+          producer.send({ topic: secured.aclDeniedTopic, messages: [{ value: "x" }] }),
+          (err: Error & { type?: string }) => {
+            assert.match(`${err.message} ${err.type ?? ""}`, /TOPIC_AUTHORIZATION_FAILED|not authorized to access/i);
+            return true;
+          },
+        );
+      } finally {
+        await producer.disconnect();
+      }
+    });
+  }
+
+  test("the bridge's user may use the denied topic", async () => {
     const bridge = client(secured.saslSslBrokers, scram("sluice-bridge")).producer({ allowAutoTopicCreation: false });
     await bridge.connect();
     await bridge.send({ topic: secured.aclDeniedTopic, messages: [{ value: "allowed" }] });
@@ -134,6 +143,32 @@ describe("each misconfiguration names the setting to fix, within 15 s", () => {
         }),
       "KAFKA_TLS_CERT_FILE",
     ],
+    [
+      "an expired client certificate",
+      () =>
+        failure(secured.mtlsBrokers, {
+          ...mtls,
+          KAFKA_TLS_CERT_FILE: secured.expiredClientCertFile,
+          KAFKA_TLS_KEY_FILE: secured.expiredClientKeyFile,
+        }),
+      "KAFKA_TLS_CERT_FILE",
+    ],
+    [
+      "an OAuth client secret the token endpoint refuses",
+      () => failure(secured.oauthBrokers, oauth(secured.oauthClient, "not-the-secret")),
+      "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET",
+    ],
+    [
+      "an OAuth token the broker refuses (issued for another cluster)",
+      () => failure(secured.oauthBrokers, oauth(secured.oauthForeignClient)),
+      "KAFKA_SASL_OAUTHBEARER_CLIENT_ID",
+    ],
+    [
+      "a token endpoint that is not there",
+      () => failure(secured.oauthBrokers, { ...oauth(), KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: "http://127.0.0.1:9/token" }),
+      "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL",
+    ],
+    ["OAUTHBEARER spoken to the SCRAM listener", () => failure(secured.saslSslBrokers, oauth()), "KAFKA_SASL_MECHANISM"],
   ];
   for (const [what, run, variable] of cases) {
     test(`${what}: ${variable}`, async () => {
@@ -141,7 +176,9 @@ describe("each misconfiguration names the setting to fix, within 15 s", () => {
       assert.equal(got.variable, variable, `traced to ${got.variable}: ${got.message}`);
       assert.ok(got.message.includes(variable), `the message names ${variable}: ${got.message}`);
       assert.ok(got.ms < 15_000, `took ${got.ms} ms`);
-      for (const password of Object.values(secured.users)) assert.ok(!got.message.includes(password), "no password in the message");
+      for (const secret of [...Object.values(secured.users), ...Object.values(secured.oauthClients)]) {
+        assert.ok(!got.message.includes(secret), "no password or client secret in the message");
+      }
     });
   }
 });

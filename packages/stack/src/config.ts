@@ -30,6 +30,8 @@ export interface StackConfig {
     kafkaSaslSsl: number;
     /** The test profile's mutual-TLS listener on the local Kafka; default: kafka + 3. */
     kafkaMtls: number;
+    /** The test profile's SASL_SSL listener with OAUTHBEARER on the local Kafka; default: kafka + 4. */
+    kafkaOauth: number;
   };
   /** Set when DATABASE_URL points at an existing PostgreSQL; otherwise embedded. */
   externalDatabaseUrl?: string;
@@ -40,8 +42,28 @@ export interface StackConfig {
 }
 
 const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
-  dev: { portal: 3000, gateway: 8080, bridge: 8090, postgres: 54320, kafka: 9092, kafkaController: 9093, kafkaSaslSsl: 0, kafkaMtls: 0 },
-  test: { portal: 3100, gateway: 8180, bridge: 8190, postgres: 54330, kafka: 19092, kafkaController: 19093, kafkaSaslSsl: 0, kafkaMtls: 0 },
+  dev: {
+    portal: 3000,
+    gateway: 8080,
+    bridge: 8090,
+    postgres: 54320,
+    kafka: 9092,
+    kafkaController: 9093,
+    kafkaSaslSsl: 0,
+    kafkaMtls: 0,
+    kafkaOauth: 0,
+  },
+  test: {
+    portal: 3100,
+    gateway: 8180,
+    bridge: 8190,
+    postgres: 54330,
+    kafka: 19092,
+    kafkaController: 19093,
+    kafkaSaslSsl: 0,
+    kafkaMtls: 0,
+    kafkaOauth: 0,
+  },
 };
 
 const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
@@ -53,6 +75,7 @@ const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
   kafkaController: "SLUICE_KAFKA_CONTROLLER_PORT",
   kafkaSaslSsl: "SLUICE_KAFKA_SASL_SSL_PORT",
   kafkaMtls: "SLUICE_KAFKA_MTLS_PORT",
+  kafkaOauth: "SLUICE_KAFKA_OAUTH_PORT",
 };
 
 function parsePort(name: string, raw: string): number {
@@ -87,6 +110,7 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
   // moving SLUICE_KAFKA_PORT moves every listener of the local Kafka.
   if (!env.SLUICE_KAFKA_SASL_SSL_PORT) ports.kafkaSaslSsl = ports.kafka + 2;
   if (!env.SLUICE_KAFKA_MTLS_PORT) ports.kafkaMtls = ports.kafka + 3;
+  if (!env.SLUICE_KAFKA_OAUTH_PORT) ports.kafkaOauth = ports.kafka + 4;
   // The local Kafka speaks plaintext: security settings without KAFKA_BROKERS are
   // a forgotten KAFKA_BROKERS, not a request to secure the local broker.
   const security = KAFKA_SECURITY_VARIABLES.find((name) => env[name]?.trim());

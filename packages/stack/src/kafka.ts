@@ -20,10 +20,12 @@ import {
   applyTestAcls,
   prepareSecuredKafka,
   scramFormatArgs,
+  securedKafkaJvmOptions,
   securedListenerProperties,
   securedListenersEnabled,
 } from "./secured-kafka.ts";
 import type { Supervisor } from "./supervisor.ts";
+import { startOAuthIssuer } from "./test-oauth-issuer.ts";
 import { waitUntil } from "./wait.ts";
 
 export const KAFKA_VERSION = "4.1.1";
@@ -174,6 +176,7 @@ export async function startLocalKafka(
       // slf4j-simple: warnings and errors, plus the line that says the broker is up.
       "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
+      ...(secured ? securedKafkaJvmOptions(config) : []),
       "-cp",
       path.join(libs, "*"),
       mainClass,
@@ -200,6 +203,10 @@ export async function startLocalKafka(
   });
   const brokers = [`${config.host}:${config.ports.kafka}`];
   await waitUntil("Kafka", () => clusterAnswers(brokers), { timeoutMs: 120_000, proc, intervalMs: 500 });
-  if (secured) await applyTestAcls(brokers, secured);
+  if (secured) {
+    await applyTestAcls(brokers, secured);
+    const issuer = await startOAuthIssuer(path.join(dir, "tls"), config.host);
+    secured.oauthTokenEndpointUrl = issuer.tokenEndpointUrl;
+  }
   return { brokers, secured };
 }

@@ -17,6 +17,7 @@ const PORT_OWNERS: Record<keyof StackConfig["ports"], { label: string; env: stri
   kafkaController: { label: "the local Kafka controller", env: "SLUICE_KAFKA_CONTROLLER_PORT" },
   kafkaSaslSsl: { label: "the local Kafka's SASL_SSL listener", env: "SLUICE_KAFKA_SASL_SSL_PORT" },
   kafkaMtls: { label: "the local Kafka's mutual-TLS listener", env: "SLUICE_KAFKA_MTLS_PORT" },
+  kafkaOauth: { label: "the local Kafka's OAUTHBEARER listener", env: "SLUICE_KAFKA_OAUTH_PORT" },
 };
 
 function canListen(host: string, port: number): Promise<boolean> {
@@ -32,7 +33,7 @@ export function portsToOpen(config: StackConfig): (keyof StackConfig["ports"])[]
   const wanted: (keyof StackConfig["ports"])[] = ["portal", "gateway", "bridge"];
   if (!config.externalDatabaseUrl) wanted.push("postgres");
   if (!config.externalKafkaBrokers) wanted.push("kafka", "kafkaController");
-  if (securedListenersEnabled(config)) wanted.push("kafkaSaslSsl", "kafkaMtls");
+  if (securedListenersEnabled(config)) wanted.push("kafkaSaslSsl", "kafkaMtls", "kafkaOauth");
   return wanted;
 }
 

@@ -1,9 +1,11 @@
 // The test profile's secured listeners on the local Kafka, beside its plaintext
-// one: SASL_SSL with SCRAM-SHA-512 users (created when the log is formatted) and
-// a mutual-TLS listener, both with certificates from a throw-away CA made here
-// with openssl, and Kafka's StandardAuthorizer with ACLs that let each Sluice
-// principal use every topic but deny the gateway's user one topic. Integration
-// tests connect every component through these listeners (stack.json says where).
+// one: SASL_SSL with SCRAM-SHA-512 users (created when the log is formatted), a
+// mutual-TLS listener, and SASL_SSL with OAUTHBEARER whose tokens come from a
+// test issuer (test-oauth-issuer.ts), all with certificates from a throw-away CA
+// made here with openssl; and Kafka's StandardAuthorizer with ACLs that let each
+// Sluice principal use every topic but deny the gateway's and the portal's users
+// one topic. Integration tests connect every component through these listeners
+// (stack.json says where).
 //
 // The plaintext listener and the controller stay open to everything (their
 // principal, ANONYMOUS, is a super user), so the rest of the stack and every
@@ -15,12 +17,23 @@ import path from "node:path";
 import kafkajs from "kafkajs";
 import type { SecuredKafkaInfo, StackConfig } from "./config.ts";
 import { StackError } from "./errors.ts";
+import {
+  OAUTH_AUDIENCE,
+  OAUTH_CLIENT,
+  OAUTH_FOREIGN_CLIENT,
+  OAUTH_ISSUER,
+  oauthIssuerFiles,
+  prepareOAuthIssuer,
+} from "./test-oauth-issuer.ts";
 
 // kafkajs is CommonJS: Node's ESM loader sees only some of its names as named exports.
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } = kafkajs;
 
 /** The topic the gateway's SCRAM user may not use (the ACL-denied case of the tests). */
 export const ACL_DENIED_TOPIC = "sluice-acl-denied";
+
+/** The principals denied ACL_DENIED_TOPIC: the gateway's and the portal's SCRAM users. */
+export const ACL_DENIED_USERS = ["sluice-gateway", "sluice-portal"];
 
 /** The SCRAM-SHA-512 users, one per component (they may be different principals in production too). */
 export const SCRAM_USERS = ["sluice-gateway", "sluice-bridge", "sluice-portal"] as const;
@@ -73,6 +86,60 @@ function issue(dir: string, name: string, subject: string, extensions: string, c
   );
 }
 
+/**
+ * A client certificate signed by ca that expired long ago. `openssl x509` of
+ * OpenSSL 3.0 cannot back-date a certificate; `openssl ca` can, with a minimal
+ * CA database of its own.
+ */
+function issueExpired(dir: string, name: string, subject: string, ca: { cert: string; key: string }): void {
+  const db = `${name}-ca`;
+  writeFileSync(path.join(dir, `${db}.index`), "");
+  writeFileSync(path.join(dir, `${db}.serial`), "01\n");
+  writeFileSync(
+    path.join(dir, `${db}.cnf`),
+    [
+      "[ca]",
+      "default_ca = expired",
+      "[expired]",
+      `database = ${db}.index`,
+      `serial = ${db}.serial`,
+      "new_certs_dir = .",
+      "default_md = sha256",
+      "policy = anything",
+      "unique_subject = no",
+      "[anything]",
+      "commonName = supplied",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(path.join(dir, `${name}.ext`), "extendedKeyUsage=clientAuth\n");
+  openssl(newKeyArgs(name, subject, ["-out", `${name}.csr`]), dir);
+  openssl(
+    [
+      "ca",
+      "-batch",
+      "-notext",
+      "-config",
+      `${db}.cnf`,
+      "-cert",
+      ca.cert,
+      "-keyfile",
+      ca.key,
+      "-in",
+      `${name}.csr`,
+      "-out",
+      `${name}.crt`,
+      "-startdate",
+      "20240101000000Z",
+      "-enddate",
+      "20240201000000Z",
+      "-extfile",
+      `${name}.ext`,
+    ],
+    dir,
+  );
+}
+
 /** A self-signed CA, valid 30 days. */
 function newCa(dir: string, name: string, subject: string): { cert: string; key: string } {
   openssl(newKeyArgs(name, subject, ["-x509", "-days", "30", "-out", `${name}.pem`]), dir);
@@ -83,7 +150,9 @@ function newCa(dir: string, name: string, subject: string): { cert: string; key:
  * The CA, the broker's key store and the clients' certificates under
  * <dataDir>/kafka/tls, and the SCRAM users' passwords (random, mode 600), made
  * once per data dir. Also a second CA the broker does not trust and a client
- * certificate from it, for the "unknown CA" error cases.
+ * certificate from it, for the "unknown CA" error cases, an expired client
+ * certificate, and the OAuth issuer's key and clients. The token endpoint's
+ * URL is known once it listens (startLocalKafka fills it in).
  */
 export function prepareSecuredKafka(config: StackConfig): SecuredKafkaInfo {
   const dir = path.join(config.dataDir, "kafka", "tls");
@@ -96,10 +165,17 @@ export function prepareSecuredKafka(config: StackConfig): SecuredKafkaInfo {
     untrustedCaFile: path.join(dir, "other-ca.pem"),
     untrustedClientCertFile: path.join(dir, "untrusted-client.crt"),
     untrustedClientKeyFile: path.join(dir, "untrusted-client.key"),
+    expiredClientCertFile: path.join(dir, "expired-client.crt"),
+    expiredClientKeyFile: path.join(dir, "expired-client.key"),
     scramMechanism: "SCRAM-SHA-512",
     users: {},
+    oauthBrokers: [`${config.host}:${config.ports.kafkaOauth}`],
+    oauthTokenEndpointUrl: "",
+    oauthClients: {},
+    oauthClient: OAUTH_CLIENT,
+    oauthForeignClient: OAUTH_FOREIGN_CLIENT,
     aclDeniedTopic: ACL_DENIED_TOPIC,
-    deniedUser: "sluice-gateway",
+    deniedUsers: ACL_DENIED_USERS,
     mtlsPrincipal: MTLS_PRINCIPAL,
   };
   const usersFile = path.join(dir, "scram-users.json");
@@ -122,7 +198,12 @@ export function prepareSecuredKafka(config: StackConfig): SecuredKafkaInfo {
     const users = Object.fromEntries(SCRAM_USERS.map((u) => [u, randomBytes(18).toString("base64url")]));
     writeFileSync(usersFile, JSON.stringify(users), { mode: 0o600 });
   }
+  // Each later addition has its own once-check, so an older data dir gets it too.
+  if (!existsSync(info.expiredClientCertFile)) {
+    issueExpired(dir, "expired-client", `/CN=${MTLS_PRINCIPAL}`, { cert: "ca.pem", key: "ca.key" });
+  }
   info.users = JSON.parse(readFileSync(usersFile, "utf8"));
+  info.oauthClients = prepareOAuthIssuer(dir);
   return info;
 }
 
@@ -130,10 +211,13 @@ export function prepareSecuredKafka(config: StackConfig): SecuredKafkaInfo {
 export function securedListenerProperties(config: StackConfig): string[] {
   const dir = path.join(config.dataDir, "kafka", "tls");
   const h = config.host;
+  const { kafka, kafkaSaslSsl, kafkaMtls, kafkaOauth } = config.ports;
+  const advertised = `PLAINTEXT://${h}:${kafka},SASL_SSL://${h}:${kafkaSaslSsl},SSL://${h}:${kafkaMtls},OAUTH://${h}:${kafkaOauth}`;
+  const oauth = "listener.name.oauth.oauthbearer.";
   return [
-    `listeners=PLAINTEXT://${h}:${config.ports.kafka},CONTROLLER://${h}:${config.ports.kafkaController},SASL_SSL://${h}:${config.ports.kafkaSaslSsl},SSL://${h}:${config.ports.kafkaMtls}`,
-    `advertised.listeners=PLAINTEXT://${h}:${config.ports.kafka},SASL_SSL://${h}:${config.ports.kafkaSaslSsl},SSL://${h}:${config.ports.kafkaMtls}`,
-    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL",
+    `listeners=${advertised},CONTROLLER://${h}:${config.ports.kafkaController}`,
+    `advertised.listeners=${advertised}`,
+    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,OAUTH:SASL_SSL",
     "ssl.keystore.type=PEM",
     `ssl.keystore.location=${path.join(dir, "broker-keystore.pem")}`,
     "ssl.truststore.type=PEM",
@@ -145,10 +229,30 @@ export function securedListenerProperties(config: StackConfig): string[] {
     "sasl.enabled.mechanisms=SCRAM-SHA-512",
     "listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512",
     "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;",
+    // OAUTHBEARER over TLS, as managed clusters offer it: Kafka's own validator
+    // checks each token's signature against the test issuer's JWKS file, its
+    // expiry, issuer and audience; the principal is the token's sub.
+    "listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER",
+    `${oauth}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;`,
+    `${oauth}sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler`,
+    // The validator's own settings are broker-wide keys: with the listener
+    // prefix Kafka 4.1 ignores them. The validator class is named on purpose:
+    // the default one, built without a key resolver, falls back to the
+    // client-side checks and takes any signature.
+    "sasl.oauthbearer.jwt.validator.class=org.apache.kafka.common.security.oauthbearer.BrokerJwtValidator",
+    `sasl.oauthbearer.jwks.endpoint.url=${oauthIssuerFiles(dir).jwksUrl}`,
+    `sasl.oauthbearer.expected.issuer=${OAUTH_ISSUER}`,
+    `sasl.oauthbearer.expected.audience=${OAUTH_AUDIENCE}`,
     "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
     // The plaintext listener and the controller: everything allowed, as before.
     "super.users=User:ANONYMOUS",
   ];
+}
+
+/** JVM options of the broker: Kafka only reads OAuth URLs listed in this system property. */
+export function securedKafkaJvmOptions(config: StackConfig): string[] {
+  const dir = path.join(config.dataDir, "kafka", "tls");
+  return [`-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${oauthIssuerFiles(dir).jwksUrl}`];
 }
 
 /** StorageTool format arguments that create the SCRAM users. */
@@ -158,12 +262,13 @@ export function scramFormatArgs(info: SecuredKafkaInfo): string[] {
 
 /**
  * Every Sluice principal may use every topic, group and the cluster; the
- * gateway's user is denied ACL_DENIED_TOPIC (a deny wins over an allow).
+ * gateway's and the portal's users are denied ACL_DENIED_TOPIC (a deny wins
+ * over an allow).
  * Set through the plaintext listener, whose principal is a super user.
  */
 export async function applyTestAcls(plaintextBrokers: string[], info: SecuredKafkaInfo): Promise<void> {
   const admin = new Kafka({ clientId: "sluice-stack", brokers: plaintextBrokers, logLevel: logLevel.NOTHING }).admin();
-  const principals = [...Object.keys(info.users), info.mtlsPrincipal].map((p) => `User:${p}`);
+  const principals = [...Object.keys(info.users), info.mtlsPrincipal, info.oauthClient].map((p) => `User:${p}`);
   const allow = (principal: string, resourceType: kafkajs.AclResourceTypes, resourceName: string) => ({
     resourceType,
     resourceName,
@@ -183,7 +288,10 @@ export async function applyTestAcls(plaintextBrokers: string[], info: SecuredKaf
           allow(p, AclResourceTypes.CLUSTER, "kafka-cluster"),
           allow(p, AclResourceTypes.TRANSACTIONAL_ID, "*"),
         ]),
-        { ...allow(`User:${info.deniedUser}`, AclResourceTypes.TOPIC, info.aclDeniedTopic), permissionType: AclPermissionTypes.DENY },
+        ...info.deniedUsers.map((user) => ({
+          ...allow(`User:${user}`, AclResourceTypes.TOPIC, info.aclDeniedTopic),
+          permissionType: AclPermissionTypes.DENY,
+        })),
       ],
     });
     const topics = await admin.listTopics();

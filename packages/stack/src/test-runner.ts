@@ -9,6 +9,7 @@ import { REPO_ROOT, loadConfig, type StackUrls } from "./config.ts";
 import { say } from "./log.ts";
 import { portalSecretKey } from "./portal-prepare.ts";
 import { stackFile } from "./stack.ts";
+import { oauthIssuerFiles } from "./test-oauth-issuer.ts";
 import { isAlive } from "./supervisor.ts";
 
 type Parser = (output: string) => { passed: number; failed: number };
@@ -370,8 +371,8 @@ export async function runAllTests(): Promise<number> {
 }
 
 /**
- * The test run's secrets: the SCRAM passwords of the secured listeners and the
- * client's private key. None may appear in any line the steps or the stack
+ * The test run's secrets: the SCRAM passwords and OAuth client secrets of the
+ * secured listeners, the client's private key and the test issuer's signing key. None may appear in any line the steps or the stack
  * printed (a component that logs its settings, an error that quotes a password,
  * a key dumped in a failure message). The key is looked for by its PEM lines
  * after the first: the first line of every P-256 PKCS#8 key starts with the
@@ -380,11 +381,17 @@ export async function runAllTests(): Promise<number> {
 function secretsOf(urls: StackUrls): string[] {
   const secured = urls.securedKafka;
   if (!secured) return [];
-  const keyLines = readFileSync(secured.clientKeyFile, "utf8")
-    .split("\n")
-    .filter((l) => l && !l.startsWith("-----"))
-    .slice(1);
-  return [...Object.values(secured.users), ...keyLines];
+  const keyLines = (file: string) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l && !l.startsWith("-----"))
+      .slice(1);
+  return [
+    ...Object.values(secured.users),
+    ...Object.values(secured.oauthClients),
+    ...keyLines(secured.clientKeyFile),
+    ...keyLines(oauthIssuerFiles(path.dirname(secured.caFile)).signingKeyFile),
+  ];
 }
 
 function checkNoSecretLogged(urls: StackUrls): void {
