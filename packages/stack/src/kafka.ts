@@ -39,7 +39,10 @@ async function clusterAnswers(brokers: string[], security: Pick<KafkaConfig, "ss
     brokers,
     ...security,
     logLevel: logLevel.NOTHING,
+    // Bounded well under the 15 s in which a misconfiguration must be named.
     connectionTimeout: 2000,
+    authenticationTimeout: 5000,
+    requestTimeout: 5000,
     retry: { retries: 0 },
   }).admin();
   try {

@@ -42,11 +42,38 @@ const results: StepResult[] = [];
 /** Everything the steps and the test stack printed, searched for secrets at the end. */
 const transcript: string[] = [];
 
+/**
+ * The longest one step may take. The slowest takes about 3 minutes here; a
+ * step past this limit is hung (a test process that never exits, a request
+ * without a timeout) and is killed with what it started, so the run still ends
+ * with its summary instead of running into CI's own limit.
+ */
+const STEP_TIMEOUT_MS = 20 * 60_000;
+
+/** pid and every process descended from it (read from /proc). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
 function runStep(
   name: string,
   command: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; parse: Parser },
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; parse: Parser; timeoutMs?: number },
 ): Promise<StepResult> {
   say(`── ${name}: ${command} ${args.join(" ")}`);
   return new Promise((resolve) => {
@@ -55,6 +82,19 @@ function runStep(
       env: { ...process.env, FORCE_COLOR: "0", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    let timedOut = false;
+    const timeoutMs = options.timeoutMs ?? STEP_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      say(`── ${name}: still running after ${timeoutMs / 60_000} min: killing it and what it started`);
+      for (const pid of processTree(child.pid!).reverse()) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }, timeoutMs);
     let output = "";
     const tee = (chunk: Buffer) => {
       output += chunk.toString();
@@ -64,9 +104,11 @@ function runStep(
     child.stderr.on("data", tee);
     child.on("error", (err) => (output += `\n${err.message}\n`));
     child.on("close", (exitCode) => {
+      clearTimeout(timer);
       transcript.push(output);
       let { passed, failed } = options.parse(output);
-      // A suite that fails without a failing test (compile error, crash) still fails.
+      // A suite that fails without a failing test (compile error, crash, hang) still fails.
+      if (timedOut) failed += 1;
       if (exitCode !== 0 && failed === 0) failed = 1;
       if (exitCode === 0 && passed === 0) passed = 1;
       const result = { name, passed, failed, exitCode };

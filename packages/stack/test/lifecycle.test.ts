@@ -1,15 +1,18 @@
 // The start command as a user meets it: clear one-line errors for what they can fix,
 // a stack that comes up healthy, stops on Ctrl-C without leaving a process behind,
 // keeps its data across restarts, and cleans up after a launcher killed with SIGKILL;
-// and a first start with every port moved, whose every step finds the stack's
-// PostgreSQL and Kafka. Runs the real CLI on its own ports and data dirs, beside
-// the test-runner's stack.
+// a first start with every port moved, whose every step finds the stack's
+// PostgreSQL and Kafka; and a start against an external secured Kafka (the test
+// stack's SASL_SSL listener) configured by environment variables only, as the
+// README shows. Runs the real CLI on its own ports and data dirs, beside the
+// test-runner's stack.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { after, describe, test } from "node:test";
+import { securedKafkaFromEnv } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { REPO_ROOT, type StackUrls } from "../src/config.ts";
@@ -38,6 +41,15 @@ const MOVED_PORTS = {
   SLUICE_POSTGRES_PORT: "15450",
   SLUICE_KAFKA_PORT: "19192",
   SLUICE_KAFKA_CONTROLLER_PORT: "19193",
+};
+
+/** A dev stack on an external Kafka: no Kafka ports of its own. */
+const EXTERNAL_DATA_DIR = path.join(REPO_ROOT, ".sluice/test-external-secured");
+const EXTERNAL_PORTS = {
+  SLUICE_PORTAL_PORT: "3600",
+  SLUICE_GATEWAY_PORT: "8680",
+  SLUICE_BRIDGE_PORT: "8690",
+  SLUICE_POSTGRES_PORT: "15460",
 };
 
 /** Where a CLI run keeps its data and listens. */
@@ -103,9 +115,10 @@ async function assertNothingLeft(pids: number[], place: Place = LIFECYCLE): Prom
   assert.deepEqual([...alive, ...using], [], "processes left running after the stack stopped");
 }
 
-async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE): Promise<void> {
+/** Stops run with SIGINT; it tracked postgres, kafka, gateway, bridge and portal (no kafka with an external one). */
+async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE, processes = 5): Promise<void> {
   const pids = trackedPids(place);
-  assert.ok(pids.length >= 5, `expected postgres, kafka, gateway, bridge and portal pids, got ${pids}`);
+  assert.ok(pids.length >= processes, `expected ${processes} tracked processes, got ${pids}`);
   run.child.kill("SIGINT");
   assert.equal(await run.exited, 130, run.output());
   await assertNothingLeft(pids, place);
@@ -244,5 +257,74 @@ describe("./sluice start with every port moved", { concurrency: false }, () => {
       await admin.disconnect();
     }
     await stopWithCtrlC(run, place);
+  });
+});
+
+// The README's copy-paste example for a secured cluster, run for real: only
+// environment variables (the password from a file), against the test stack's
+// SASL_SSL listener with SCRAM-SHA-512. Its own catalog topic, so the runner's
+// stack is not disturbed.
+describe("./sluice start against an external secured Kafka, configured by environment variables only", { concurrency: false }, () => {
+  const place: Place = { dataDir: EXTERNAL_DATA_DIR, ports: EXTERNAL_PORTS };
+  const secured = securedKafkaFromEnv();
+  const user = "sluice-bridge";
+  const secretsDir = path.join(EXTERNAL_DATA_DIR, "..", "test-external-secured-secrets");
+  const passwordFile = path.join(secretsDir, "kafka-password");
+  const catalogTopic = `__sluice_catalog_external_${process.pid}`;
+  rmSync(EXTERNAL_DATA_DIR, { recursive: true, force: true });
+  mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
+  writeFileSync(passwordFile, `${secured.users[user]}\n`, { mode: 0o600 });
+  after(async () => {
+    rmSync(EXTERNAL_DATA_DIR, { recursive: true, force: true });
+    rmSync(secretsDir, { recursive: true, force: true });
+    const admin = kafkaAdmin((process.env.KAFKA_BROKERS ?? "").split(","));
+    await admin.connect();
+    await admin.deleteTopics({ topics: [catalogTopic] }).catch(() => {});
+    await admin.disconnect();
+  });
+  const readmeEnv = (passwordFileName = passwordFile) => ({
+    KAFKA_BROKERS: secured.saslSslBrokers.join(","),
+    KAFKA_SECURITY_PROTOCOL: "SASL_SSL",
+    KAFKA_SASL_MECHANISM: "SCRAM-SHA-512",
+    KAFKA_SASL_USERNAME: user,
+    KAFKA_SASL_PASSWORD_FILE: passwordFileName,
+    KAFKA_TLS_CA_FILE: secured.caFile,
+    SLUICE_CATALOG_TOPIC: catalogTopic,
+  });
+
+  test("a wrong password: the preflight names KAFKA_SASL_PASSWORD within 15 s and starts nothing", async () => {
+    const wrong = path.join(secretsDir, "wrong-password");
+    writeFileSync(wrong, "not-the-password\n", { mode: 0o600 });
+    const started = Date.now();
+    const out = await expectCleanFailure(startCli("dev", readmeEnv(wrong), place), /KAFKA_SASL_PASSWORD: /);
+    assert.ok(
+      Date.now() - started < 15_000 + 10_000,
+      `the launcher's own start (pnpm, tsx) plus the preflight took ${Date.now() - started} ms`,
+    );
+    assert.match(out, /refused the connection/);
+    assert.equal(existsSync(path.join(EXTERNAL_DATA_DIR, "postgres")), false, "nothing should have started");
+    assert.ok(!out.includes(secured.users[user]!), "no password in the output");
+  });
+
+  test("every component connects over SASL_SSL: the bridge publishes the catalog and the gateway reads it", async () => {
+    const run = startCli("dev", readmeEnv(), place);
+    const urls = await waitReady(run, place);
+    assert.deepEqual(urls.kafkaBrokers, secured.saslSslBrokers);
+    await healthy(urls);
+    const ready = await fetch(`${urls.gateway}/readyz`);
+    assert.equal(ready.status, 200, "the gateway has read the catalog over SASL_SSL");
+    const out = run.output();
+    assert.match(out, /Kafka client settings: KAFKA_SECURITY_PROTOCOL=SASL_SSL/, "the preflight says which settings it uses");
+    assert.match(out, /KAFKA_SASL_PASSWORD=\[from file /);
+    assert.ok(!out.includes(secured.users[user]!), "no password in the output");
+    assert.doesNotMatch(out, /demo/i, "no demo against an external Kafka");
+    const admin = kafkaAdmin((process.env.KAFKA_BROKERS ?? "").split(","));
+    await admin.connect();
+    try {
+      assert.ok((await admin.listTopics()).includes(catalogTopic), "the bridge created its catalog topic over SASL_SSL");
+    } finally {
+      await admin.disconnect();
+    }
+    await stopWithCtrlC(run, place, 4);
   });
 });
