@@ -14,3 +14,8 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.0 // indirect
 )
+
+require github.com/sluicehq/sluice/apps/gateway v0.0.0
+
+// The gateway's own Kafka settings (apps/gateway/kafkaenv), from this repository.
+replace github.com/sluicehq/sluice/apps/gateway => ../apps/gateway

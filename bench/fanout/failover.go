@@ -70,7 +70,7 @@ func orchestrateFailover(s *settings) {
 	run := strconv.FormatInt(time.Now().Unix(), 36)
 	topic, catalogTopic := "bench-"+run, "__sluice_catalog_bench_"+run
 
-	kc, err := kgo.NewClient(kgo.SeedBrokers(s.kafka), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	kc, err := newKafkaClient(s.kafka, kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	must(err)
 	defer kc.Close()
 	adm := kadm.NewClient(kc)

@@ -125,7 +125,7 @@ func orchestrate() {
 		published = func() int64 { return floorStatsAt(statsURL).generated }
 	} else {
 		var err error
-		kc, err = kgo.NewClient(kgo.SeedBrokers(s.kafka), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+		kc, err = newKafkaClient(s.kafka, kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 		must(err)
 		defer kc.Close()
 		adm := kadm.NewClient(kc)

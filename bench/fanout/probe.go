@@ -31,8 +31,8 @@ func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int,
 	for p, off := range ends {
 		at[p] = kgo.NewOffset().At(off)
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(brokers),
+	cl, err := newKafkaClient(
+		brokers,
 		kgo.ClientID("sluice-bench-probe"),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
 		kgo.FetchMaxWait(probeFetchMaxWait),
@@ -74,7 +74,7 @@ func (p *kafkaProbe) finish() {
 }
 
 func endOffsets(ctx context.Context, brokers, topic string, partitions int) map[int32]int64 {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers))
+	cl, err := newKafkaClient(brokers)
 	must(err)
 	defer cl.Close()
 	adm := kadm.NewClient(cl)

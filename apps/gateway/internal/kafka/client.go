@@ -35,15 +35,7 @@ func (o ClientOptions) logger() *slog.Logger {
 // how to connect to them (dialBroker, in TLS when o.Security says so), how to
 // authenticate (SASL) and the client id brokers see.
 func (o ClientOptions) clientOpts(clientID string) []kgo.Opt {
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(o.Brokers...),
-		kgo.Dialer(o.Security.dialer()),
-		kgo.ClientID(clientID),
-	}
-	if o.Security.SASL != nil {
-		opts = append(opts, kgo.SASL(o.Security.SASL))
-	}
-	return opts
+	return append([]kgo.Opt{kgo.SeedBrokers(o.Brokers...), kgo.ClientID(clientID)}, o.Security.Opts()...)
 }
 
 // newClient builds a client from clientOpts and the options of its job.

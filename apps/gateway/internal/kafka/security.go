@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -19,6 +20,18 @@ type Security struct {
 	TLS *tls.Config
 	// SASL, when set, authenticates every broker connection.
 	SASL sasl.Mechanism
+}
+
+// Opts are the franz-go options that secure a client's connections: the
+// dialer (TLS when set) and the SASL mechanism. Every client of the gateway
+// gets them through clientOpts; programs outside it (bench/) through
+// package kafkaenv.
+func (s Security) Opts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.Dialer(s.dialer())}
+	if s.SASL != nil {
+		opts = append(opts, kgo.SASL(s.SASL))
+	}
+	return opts
 }
 
 // dialer is the dial function brokers are reached with: dialBroker itself for
