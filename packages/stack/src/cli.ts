@@ -2,7 +2,7 @@
 // Ctrl-C; `test` runs every test of every package against a stack it starts.
 import { parseArgs } from "node:util";
 import { loadConfig, type Profile } from "./config.ts";
-import { StackError } from "./errors.ts";
+import { StackError, redactUrl } from "./errors.ts";
 import { say } from "./log.ts";
 import { runDir, startStack } from "./stack.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -50,6 +50,7 @@ async function start(profile: Profile): Promise<void> {
       `  Gateway   ${urls.gateway}   (health: ${urls.gateway}/healthz)`,
       `  Bridge    ${urls.bridge}   (health: ${urls.bridge}/healthz)`,
       `  Kafka     ${urls.kafkaBrokers.join(",")}${config.externalKafkaBrokers ? "" : "   (local, KRaft)"}`,
+      `  Registry  ${redactUrl(urls.schemaRegistryUrl)}${config.externalSchemaRegistryUrl ? "" : "   (local Apicurio, Confluent-compatible API)"}`,
       `  Postgres  ${config.externalDatabaseUrl ? "from DATABASE_URL" : `127.0.0.1:${config.ports.postgres} (embedded; credentials in ${config.dataDir}/postgres-credentials.json)`}`,
       ...(urls.setupUrl
         ? ["", "  No admin exists yet. Create the first one with this one-time link (valid 24 hours):", `    ${urls.setupUrl}`]

@@ -23,10 +23,21 @@ test("DATABASE_URL and KAFKA_BROKERS select external services in dev only", () =
   const dev = loadConfig("dev", env);
   assert.equal(dev.externalDatabaseUrl, "postgres://a@b/c");
   assert.deepEqual(dev.externalKafkaBrokers, ["k1:9092", "k2:9092"]);
-  assert.deepEqual(portsToOpen(dev), ["portal", "gateway", "bridge"]);
+  assert.deepEqual(portsToOpen(dev), ["portal", "gateway", "bridge", "schemaRegistry"]);
   const testProfile = loadConfig("test", env);
   assert.equal(testProfile.externalDatabaseUrl, undefined);
   assert.equal(testProfile.externalKafkaBrokers, undefined);
+});
+
+test("SCHEMA_REGISTRY_URL selects an external registry in dev only, and must be an http(s) URL", () => {
+  const env = { SCHEMA_REGISTRY_URL: "https://registry.example.com/apis/ccompat/v7/" };
+  const dev = loadConfig("dev", env);
+  assert.equal(dev.externalSchemaRegistryUrl, "https://registry.example.com/apis/ccompat/v7");
+  assert.ok(!portsToOpen(dev).includes("schemaRegistry"));
+  assert.ok(portsToOpen(loadConfig("dev", {})).includes("schemaRegistry"));
+  assert.equal(loadConfig("test", env).externalSchemaRegistryUrl, undefined);
+  assert.throws(() => loadConfig("dev", { SCHEMA_REGISTRY_URL: "registry:8081" }), /SCHEMA_REGISTRY_URL must be an http or https URL/);
+  assert.throws(() => loadConfig("dev", { SCHEMA_REGISTRY_URL: "not a url" }), /SCHEMA_REGISTRY_URL=not a url is not a URL/);
 });
 
 test("parseBrokers accepts host:port lists and names a bad entry", () => {

@@ -32,11 +32,15 @@ export interface StackConfig {
     kafkaMtls: number;
     /** The test profile's SASL_SSL listener with OAUTHBEARER on the local Kafka; default: kafka + 4. */
     kafkaOauth: number;
+    /** The local schema registry (Apicurio). */
+    schemaRegistry: number;
   };
   /** Set when DATABASE_URL points at an existing PostgreSQL; otherwise embedded. */
   externalDatabaseUrl?: string;
   /** Set when KAFKA_BROKERS points at an existing Kafka; otherwise a local broker. */
   externalKafkaBrokers?: string[];
+  /** Set when SCHEMA_REGISTRY_URL points at an existing registry (its Confluent-compatible API); otherwise a local one. */
+  externalSchemaRegistryUrl?: string;
   /** The java binary for the local Kafka (JAVA_HOME/bin/java, or java on PATH). */
   java: string;
 }
@@ -52,6 +56,7 @@ const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
     kafkaSaslSsl: 0,
     kafkaMtls: 0,
     kafkaOauth: 0,
+    schemaRegistry: 8081,
   },
   test: {
     portal: 3100,
@@ -63,6 +68,7 @@ const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
     kafkaSaslSsl: 0,
     kafkaMtls: 0,
     kafkaOauth: 0,
+    schemaRegistry: 18085,
   },
 };
 
@@ -76,6 +82,7 @@ const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
   kafkaSaslSsl: "SLUICE_KAFKA_SASL_SSL_PORT",
   kafkaMtls: "SLUICE_KAFKA_MTLS_PORT",
   kafkaOauth: "SLUICE_KAFKA_OAUTH_PORT",
+  schemaRegistry: "SLUICE_SCHEMA_REGISTRY_PORT",
 };
 
 function parsePort(name: string, raw: string): number {
@@ -98,6 +105,21 @@ export function parseBrokers(raw: string): string[] {
     }
   }
   return brokers;
+}
+
+/** SCHEMA_REGISTRY_URL without its trailing slash; undefined when unset. */
+export function parseRegistryUrl(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new StackError(`SCHEMA_REGISTRY_URL=${raw} is not a URL: give the base URL of the registry's Confluent-compatible API.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new StackError("SCHEMA_REGISTRY_URL must be an http or https URL.");
+  }
+  return url.toString().replace(/\/+$/, "");
 }
 
 export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.env): StackConfig {
@@ -132,6 +154,7 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
     // The test profile always starts its own PostgreSQL and Kafka so tests are hermetic.
     externalDatabaseUrl: profile === "dev" ? env.DATABASE_URL || undefined : undefined,
     externalKafkaBrokers: profile === "dev" && env.KAFKA_BROKERS ? parseBrokers(env.KAFKA_BROKERS) : undefined,
+    externalSchemaRegistryUrl: profile === "dev" ? parseRegistryUrl(env.SCHEMA_REGISTRY_URL) : undefined,
     java: env.SLUICE_JAVA ?? (javaHome ? path.join(javaHome, "bin", "java") : "java"),
   };
 }
@@ -147,6 +170,8 @@ export interface StackUrls {
   kafkaBrokers: string[];
   /** The test profile's secured listeners, when they run. */
   securedKafka?: SecuredKafkaInfo;
+  /** The schema registry's Confluent-compatible API (SCHEMA_REGISTRY_URL of the services). */
+  schemaRegistryUrl: string;
   /** The one-time link that creates the first admin, while none exists. */
   setupUrl?: string;
 }

@@ -18,6 +18,7 @@ const PORT_OWNERS: Record<keyof StackConfig["ports"], { label: string; env: stri
   kafkaSaslSsl: { label: "the local Kafka's SASL_SSL listener", env: "SLUICE_KAFKA_SASL_SSL_PORT" },
   kafkaMtls: { label: "the local Kafka's mutual-TLS listener", env: "SLUICE_KAFKA_MTLS_PORT" },
   kafkaOauth: { label: "the local Kafka's OAUTHBEARER listener", env: "SLUICE_KAFKA_OAUTH_PORT" },
+  schemaRegistry: { label: "the local schema registry", env: "SLUICE_SCHEMA_REGISTRY_PORT" },
 };
 
 function canListen(host: string, port: number): Promise<boolean> {
@@ -34,6 +35,7 @@ export function portsToOpen(config: StackConfig): (keyof StackConfig["ports"])[]
   if (!config.externalDatabaseUrl) wanted.push("postgres");
   if (!config.externalKafkaBrokers) wanted.push("kafka", "kafkaController");
   if (securedListenersEnabled(config)) wanted.push("kafkaSaslSsl", "kafkaMtls", "kafkaOauth");
+  if (!config.externalSchemaRegistryUrl) wanted.push("schemaRegistry");
   return wanted;
 }
 

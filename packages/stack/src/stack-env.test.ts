@@ -19,10 +19,15 @@ test("stackEnv gives a child the stack's addresses, whatever the launcher's own 
   try {
     const env = stackEnv(
       config,
-      { databaseUrl: "postgres://u:p@127.0.0.1:15450/sluice", kafkaBrokers: ["127.0.0.1:19192"] },
+      {
+        databaseUrl: "postgres://u:p@127.0.0.1:15450/sluice",
+        kafkaBrokers: ["127.0.0.1:19192"],
+        schemaRegistryUrl: "http://127.0.0.1:18181/apis/ccompat/v7",
+      },
       { SLUICE_SECRET_KEY: "k" },
     );
     assert.equal(env.KAFKA_BROKERS, "127.0.0.1:19192");
+    assert.equal(env.SCHEMA_REGISTRY_URL, "http://127.0.0.1:18181/apis/ccompat/v7");
     assert.equal(env.DATABASE_URL, "postgres://u:p@127.0.0.1:15450/sluice");
     assert.equal(env.SLUICE_GATEWAY_ADDR, "127.0.0.1:8480");
     assert.equal(env.SLUICE_BRIDGE_ADDR, "127.0.0.1:8490");
@@ -33,7 +38,7 @@ test("stackEnv gives a child the stack's addresses, whatever the launcher's own 
     assert.equal(env.SLUICE_SECRET_KEY, "k");
     process.env.SLUICE_GATEWAY_PUBLIC_URL = "https://gw.example.com";
     assert.equal(
-      stackEnv(config, { databaseUrl: "x", kafkaBrokers: ["b:1"] }).SLUICE_GATEWAY_PUBLIC_URL,
+      stackEnv(config, { databaseUrl: "x", kafkaBrokers: ["b:1"], schemaRegistryUrl: "r" }).SLUICE_GATEWAY_PUBLIC_URL,
       "https://gw.example.com",
       "a public URL behind a proxy may be set explicitly",
     );
@@ -47,7 +52,7 @@ test("stackEnv passes the Kafka security settings on for an external Kafka only"
   const saved = { ...process.env };
   Object.assign(process.env, { KAFKA_SECURITY_PROTOCOL: "SASL_SSL", KAFKA_SASL_MECHANISM: "PLAIN", KAFKA_TLS_CA_FILE: "/ca.pem" });
   try {
-    const infra = { databaseUrl: "x", kafkaBrokers: ["k:9093"] };
+    const infra = { databaseUrl: "x", kafkaBrokers: ["k:9093"], schemaRegistryUrl: "r" };
     const external = stackEnv(loadConfig("dev", { KAFKA_BROKERS: "k:9093" }), infra);
     assert.equal(external.KAFKA_SECURITY_PROTOCOL, "SASL_SSL");
     assert.equal(external.KAFKA_TLS_CA_FILE, "/ca.pem");

@@ -10,6 +10,8 @@ import type { StackConfig } from "./config.ts";
 export interface Infra {
   databaseUrl: string;
   kafkaBrokers: string[];
+  /** The registry's Confluent-compatible API. */
+  schemaRegistryUrl: string;
 }
 
 export const serviceUrl = (config: StackConfig, port: number) => `http://${config.host}:${port}`;
@@ -32,6 +34,7 @@ export function stackEnv(config: StackConfig, infra: Infra, extra: NodeJS.Proces
     ...inherited,
     DATABASE_URL: infra.databaseUrl,
     KAFKA_BROKERS: infra.kafkaBrokers.join(","),
+    SCHEMA_REGISTRY_URL: infra.schemaRegistryUrl,
     KAFKAJS_NO_PARTITIONER_WARNING: "1",
     SLUICE_GATEWAY_ADDR: `${config.host}:${config.ports.gateway}`,
     SLUICE_BRIDGE_ADDR: `${config.host}:${config.ports.bridge}`,

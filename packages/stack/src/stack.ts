@@ -1,5 +1,6 @@
 // Starts the whole local stack in order: checks first (ports, Java, external
-// services), then PostgreSQL, Kafka and the builds in parallel, then migrations,
+// services), then PostgreSQL, Kafka, the schema registry and the builds in
+// parallel, then migrations,
 // then the gateway, the bridge and the portal (and, in local mode, the demo feeder).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -8,6 +9,7 @@ import type { StackConfig, StackUrls } from "./config.ts";
 import { StackError } from "./errors.ts";
 import { DEMO_TOPIC, demoEnabled, ensureDemoTopic, startDemoFeeder } from "./demo.ts";
 import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
+import { checkExternalSchemaRegistry, findRegistryJava, startLocalSchemaRegistry } from "./schema-registry.ts";
 import { say } from "./log.ts";
 import { checkExternalPostgres, startEmbeddedPostgres } from "./postgres.ts";
 import { assertJava, assertPortsFree } from "./preflight.ts";
@@ -31,10 +33,13 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   if (config.externalDatabaseUrl) await checkExternalPostgres(config.externalDatabaseUrl);
   if (config.externalKafkaBrokers) await checkExternalKafka(config.externalKafkaBrokers);
   else await assertJava(config);
+  if (config.externalSchemaRegistryUrl) await checkExternalSchemaRegistry(config.externalSchemaRegistryUrl);
+  const registryJava = config.externalSchemaRegistryUrl ? undefined : await findRegistryJava(config);
 
-  const [databaseUrl, kafka] = await Promise.all([
+  const [databaseUrl, kafka, schemaRegistryUrl] = await Promise.all([
     config.externalDatabaseUrl ?? startEmbeddedPostgres(config, supervisor),
     config.externalKafkaBrokers ? { brokers: config.externalKafkaBrokers } : startLocalKafka(config, supervisor),
+    config.externalSchemaRegistryUrl ?? startLocalSchemaRegistry(config, supervisor, registryJava!),
     buildGateway(config, supervisor),
     buildPortal(config, supervisor),
   ]);
@@ -47,7 +52,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   }
 
   const kafkaBrokers = kafka.brokers;
-  const infra = { databaseUrl, kafkaBrokers };
+  const infra = { databaseUrl, kafkaBrokers, schemaRegistryUrl };
   const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
   if (demo) await ensureDemoTopic(kafkaBrokers);
@@ -64,6 +69,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
     ...serviceUrls(config),
     databaseUrl,
     kafkaBrokers,
+    schemaRegistryUrl,
     ...("secured" in kafka && kafka.secured ? { securedKafka: kafka.secured } : {}),
     ...(admin.kind === "setup-link" ? { setupUrl: admin.url } : {}),
   };

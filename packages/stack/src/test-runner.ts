@@ -360,6 +360,7 @@ export async function runAllTests(): Promise<number> {
     const env = {
       DATABASE_URL: stack.urls.databaseUrl,
       KAFKA_BROKERS: stack.urls.kafkaBrokers.join(","),
+      SCHEMA_REGISTRY_URL: stack.urls.schemaRegistryUrl,
       SLUICE_PORTAL_URL: stack.urls.portal,
       SLUICE_GATEWAY_URL: stack.urls.gateway,
       SLUICE_BRIDGE_URL: stack.urls.bridge,

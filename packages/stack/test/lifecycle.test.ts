@@ -30,6 +30,7 @@ const PORTS = {
   SLUICE_POSTGRES_PORT: "15440",
   SLUICE_KAFKA_PORT: "29092",
   SLUICE_KAFKA_CONTROLLER_PORT: "29093",
+  SLUICE_SCHEMA_REGISTRY_PORT: "28081",
 };
 
 /** Every port moved off the dev, test and lifecycle defaults above. */
@@ -41,6 +42,7 @@ const MOVED_PORTS = {
   SLUICE_POSTGRES_PORT: "15450",
   SLUICE_KAFKA_PORT: "19192",
   SLUICE_KAFKA_CONTROLLER_PORT: "19193",
+  SLUICE_SCHEMA_REGISTRY_PORT: "18181",
 };
 
 /** A dev stack on an external Kafka: no Kafka ports of its own. */
@@ -50,6 +52,7 @@ const EXTERNAL_PORTS = {
   SLUICE_GATEWAY_PORT: "8680",
   SLUICE_BRIDGE_PORT: "8690",
   SLUICE_POSTGRES_PORT: "15460",
+  SLUICE_SCHEMA_REGISTRY_PORT: "28281",
 };
 
 /** Where a CLI run keeps its data and listens. */
@@ -115,8 +118,8 @@ async function assertNothingLeft(pids: number[], place: Place = LIFECYCLE): Prom
   assert.deepEqual([...alive, ...using], [], "processes left running after the stack stopped");
 }
 
-/** Stops run with SIGINT; it tracked postgres, kafka, gateway, bridge and portal (no kafka with an external one). */
-async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE, processes = 5): Promise<void> {
+/** Stops run with SIGINT; it tracked postgres, kafka, the registry, gateway, bridge and portal (no kafka with an external one). */
+async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE, processes = 6): Promise<void> {
   const pids = trackedPids(place);
   assert.ok(pids.length >= processes, `expected ${processes} tracked processes, got ${pids}`);
   run.child.kill("SIGINT");
@@ -125,7 +128,12 @@ async function stopWithCtrlC(run: Run, place: Place = LIFECYCLE, processes = 5):
 }
 
 async function healthy(urls: StackUrls): Promise<void> {
-  for (const url of [`${urls.portal}/api/healthz`, `${urls.gateway}/healthz`, `${urls.bridge}/healthz`]) {
+  for (const url of [
+    `${urls.portal}/api/healthz`,
+    `${urls.gateway}/healthz`,
+    `${urls.bridge}/healthz`,
+    `${urls.schemaRegistryUrl}/subjects`,
+  ]) {
     const res = await fetch(url);
     assert.equal(res.status, 200, url);
   }
@@ -325,6 +333,6 @@ describe("./sluice start against an external secured Kafka, configured by enviro
     } finally {
       await admin.disconnect();
     }
-    await stopWithCtrlC(run, place, 4);
+    await stopWithCtrlC(run, place, 5);
   });
 });
