@@ -142,15 +142,28 @@ export async function startLocalSchemaRegistry(config: StackConfig, supervisor: 
 
 /** The preflight of an external registry: SCHEMA_REGISTRY_URL must answer its subject list. */
 export async function checkExternalSchemaRegistry(url: string): Promise<void> {
-  try {
-    const res = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(5000) });
-    await res.body?.cancel();
-    if (!res.ok) throw new Error(`HTTP ${res.status} for GET ${url}/subjects`);
-  } catch (err) {
-    const cause = (err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-    throw new StackError(
-      `Cannot reach the schema registry at SCHEMA_REGISTRY_URL=${redactUrl(url)} (${cause}). ` +
-        "Give the base URL of its Confluent-compatible API (for Apicurio: https://host/apis/ccompat/v7), or unset it to use the local registry.",
-    );
+  // fetch refuses a URL with credentials: they go in an Authorization header.
+  const target = new URL(`${url}/subjects`);
+  const headers: Record<string, string> = {};
+  if (target.username || target.password) {
+    const user = decodeURIComponent(target.username);
+    const password = decodeURIComponent(target.password);
+    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+    target.username = "";
+    target.password = "";
   }
+  let problem: string;
+  try {
+    const res = await fetch(target, { headers, signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+    if (res.ok) return;
+    problem = `HTTP ${res.status} for GET ${target.pathname}`;
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    problem = e.name === "TimeoutError" ? "no answer within 5 s" : (e.cause?.code ?? e.name);
+  }
+  throw new StackError(
+    `Cannot reach the schema registry at SCHEMA_REGISTRY_URL=${redactUrl(url)} (${problem}). ` +
+      "Give the base URL of its Confluent-compatible API (for Apicurio: https://host/apis/ccompat/v7), or unset it to use the local registry.",
+  );
 }

@@ -168,6 +168,14 @@ describe("./sluice start", { concurrency: false }, () => {
     await expectCleanFailure(startCli("dev", { KAFKA_BROKERS: "127.0.0.1:1" }), /Cannot reach Kafka at KAFKA_BROKERS=127\.0\.0\.1:1/);
   });
 
+  test("an unreachable SCHEMA_REGISTRY_URL gives one clear message without the password", async () => {
+    const out = await expectCleanFailure(
+      startCli("dev", { SCHEMA_REGISTRY_URL: "http://reg:s3cret-pw@127.0.0.1:1/apis/ccompat/v7" }),
+      /Cannot reach the schema registry at SCHEMA_REGISTRY_URL=http:\/\/reg:\*\*\*@127\.0\.0\.1:1\/apis\/ccompat\/v7/,
+    );
+    assert.doesNotMatch(out, /s3cret-pw/);
+  });
+
   test("a missing Java gives one clear message", async () => {
     await expectCleanFailure(startCli("test", { SLUICE_JAVA: "/nonexistent/java" }), /Java not found .*Java 17 or newer/);
   });
