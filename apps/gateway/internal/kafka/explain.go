@@ -63,7 +63,13 @@ func (s Security) diagnose(err error) (setting, why string) {
 	)
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed) && mechanism == "OAUTHBEARER":
-		return "KAFKA_SASL_OAUTHBEARER_CLIENT_ID", "the broker rejected the OAUTHBEARER token issued to this client (check the client and the broker's OAuth settings)"
+		// The token endpoint issued a token the broker does not take: its
+		// audience, issuer or scope is another cluster's.
+		client := "this client"
+		if b, ok := s.SASL.(bearerMechanism); ok {
+			client = fmt.Sprintf("client %q", b.clientID)
+		}
+		return "KAFKA_SASL_OAUTHBEARER_CLIENT_ID", "the broker refused the OAUTHBEARER token issued to " + client + ": is it a client of this cluster? (check the client and the broker's OAuth settings)"
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return "KAFKA_SASL_PASSWORD", fmt.Sprintf("the broker rejected the %s user name or password (KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE)", mechanism)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):

@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 )
@@ -47,11 +49,67 @@ func NewTokenSource(tokenURL, clientID, secret, scope string) *TokenSource {
 
 // Mechanism is the OAUTHBEARER SASL mechanism authenticating with s's tokens.
 func (s *TokenSource) Mechanism() sasl.Mechanism {
-	return oauth.Oauth(func(ctx context.Context) (oauth.Auth, error) {
-		tok, err := s.Token(ctx)
-		return oauth.Auth{Token: tok}, err
-	})
+	return bearerMechanism{
+		Mechanism: oauth.Oauth(func(ctx context.Context) (oauth.Auth, error) {
+			tok, err := s.Token(ctx)
+			return oauth.Auth{Token: tok}, err
+		}),
+		clientID: s.clientID,
+	}
 }
+
+// bearerMechanism is franz-go's OAUTHBEARER (which builds the client's first
+// message) with a session that understands a broker's refusal, and the client
+// id, which Explain names.
+type bearerMechanism struct {
+	sasl.Mechanism
+	clientID string
+}
+
+func (m bearerMechanism) Authenticate(ctx context.Context, host string) (sasl.Session, []byte, error) {
+	_, first, err := m.Mechanism.Authenticate(ctx, host)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &bearerSession{}, first, nil
+}
+
+// bearerSession reads the broker's answer to the token. A broker that accepts
+// it answers nothing. One that refuses it answers an error JSON
+// ({"status":"invalid_token",…}, RFC 7628 §3.2.2) and fails the exchange only
+// after the client's %x01. franz-go's own session stops at that answer with
+// "unexpected data in oauth response", which names no cause; this one sends
+// the %x01, so that the broker fails the exchange with
+// SASL_AUTHENTICATION_FAILED and its reason (Explain: the token, so
+// KAFKA_SASL_OAUTHBEARER_CLIENT_ID), and fails itself with the status should
+// the broker answer anything else.
+type bearerSession struct{ refusal []byte }
+
+func (b *bearerSession) Challenge(answer []byte) (done bool, response []byte, err error) {
+	switch {
+	case b.refusal != nil:
+		return false, nil, fmt.Errorf("%w: the broker refused the token (status %s)", kerr.SaslAuthenticationFailed, refusalStatus(b.refusal))
+	case len(answer) == 0:
+		return true, nil, nil
+	}
+	b.refusal = answer
+	return false, []byte{0x01}, nil
+}
+
+// refusalStatus is the status of a broker's error JSON when it is a plain
+// word, else "unknown": the broker's bytes are not echoed into logs as they
+// are.
+func refusalStatus(answer []byte) string {
+	var refusal struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(answer, &refusal) != nil || !plainWord.MatchString(refusal.Status) {
+		return "unknown"
+	}
+	return refusal.Status
+}
+
+var plainWord = regexp.MustCompile(`^[\w.-]{1,64}$`)
 
 // Token returns the cached token while it is fresh, else requests a new one.
 // A failed refresh still returns the cached token while it has not expired.

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // tokenServer is a client-credentials endpoint that checks the request's
@@ -202,6 +204,25 @@ func TestTokenSourceMechanism(t *testing.T) {
 	_, first, err := m.Authenticate(context.Background(), "broker:9093")
 	if err != nil || !strings.Contains(string(first), "auth=Bearer token-1") {
 		t.Fatalf("first message %q, %v", first, err)
+	}
+}
+
+// The session after the token: nothing back is success; an error JSON is
+// answered with the %x01 that lets the broker fail the exchange (with its
+// reason), and anything after it fails with the status.
+func TestBearerSessionReadsTheRefusal(t *testing.T) {
+	if done, resp, err := (&bearerSession{}).Challenge(nil); !done || resp != nil || err != nil {
+		t.Fatalf("accepted: %v %q %v", done, resp, err)
+	}
+	err := refusedBy(t, `{"status":"invalid_token","scope":""}`, nil)
+	if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), "the broker refused the token (status invalid_token)") {
+		t.Fatalf("after the %%x01: %v", err)
+	}
+	if err := refusedBy(t, `{"status":"<script>"}`, nil); !strings.Contains(err.Error(), "(status unknown)") || strings.Contains(err.Error(), "script") {
+		t.Fatalf("an odd status is echoed: %v", err)
+	}
+	if err := refusedBy(t, `not json`, nil); !strings.Contains(err.Error(), "(status unknown)") {
+		t.Fatalf("no JSON: %v", err)
 	}
 }
 
