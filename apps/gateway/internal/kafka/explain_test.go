@@ -51,6 +51,9 @@ func TestExplainNamesTheSetting(t *testing.T) {
 		{"name mismatch", tlsOnly, handshakeError{x509.HostnameError{Certificate: cert, Host: "kafka-1"}}, "KAFKA_TLS_SERVER_NAME"},
 		{"broker cert expired", tlsOnly, handshakeError{x509.CertificateInvalidError{Cert: cert, Reason: x509.Expired}}, "KAFKA_TLS_CA_FILE"},
 		{"client cert rejected", tlsOnly, &net.OpError{Op: "remote error", Err: remoteAlert("tls: bad certificate")}, "KAFKA_TLS_CERT_FILE"},
+		// Kafka's alert for an expired client certificate, met in TLS 1.3
+		// on the first read after the handshake (the stack's mTLS listener).
+		{"client cert expired", tlsOnly, &net.OpError{Op: "remote error", Err: remoteAlert("tls: unknown certificate")}, "KAFKA_TLS_CERT_FILE"},
 		{"client cert missing", tlsOnly, fmt.Errorf("read: %w", &net.OpError{Op: "remote error", Err: remoteAlert("tls: certificate required")}), "KAFKA_TLS_CERT_FILE"},
 		{"TLS to a plaintext port, garbage", tlsOnly, handshakeError{tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}}, "KAFKA_SECURITY_PROTOCOL"},
 		{"TLS to a plaintext port, closed", tlsOnly, handshakeError{io.EOF}, "KAFKA_SECURITY_PROTOCOL"},
