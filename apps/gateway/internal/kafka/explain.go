@@ -16,8 +16,9 @@ import (
 // Explain returns err prefixed with the one setting to fix, and why, when it
 // is a failure to secure or authenticate a connection the settings explain (a
 // rejected password, an unknown CA, a TLS port spoken to in plaintext, …);
-// other errors are returned as they are. The result wraps err. No secret is
-// in it: franz-go's and crypto/tls's errors carry none.
+// other errors, and a token request's error (which names its own setting),
+// are returned as they are. The result wraps err. No secret is in it:
+// franz-go's and crypto/tls's errors carry none.
 func (s Security) Explain(err error) error {
 	if err == nil {
 		return nil
@@ -39,8 +40,13 @@ func (e *explained) Error() string { return e.msg + " (" + e.err.Error() + ")" }
 func (e *explained) Unwrap() error { return e.err }
 
 func (s Security) diagnose(err error) (setting, why string) {
-	var already *explained
-	if errors.As(err, &already) {
+	var (
+		already *explained
+		token   *tokenError
+	)
+	if errors.As(err, &already) || errors.As(err, &token) {
+		// Named already. A token request's error may wrap a TLS or dial
+		// error that would otherwise be taken for a broker's.
 		return "", ""
 	}
 	mechanism := ""
@@ -57,7 +63,13 @@ func (s Security) diagnose(err error) (setting, why string) {
 	)
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed) && mechanism == "OAUTHBEARER":
-		return "KAFKA_SASL_OAUTHBEARER_CLIENT_ID", "the broker rejected the OAUTHBEARER token issued to this client (check the client and the broker's OAuth settings)"
+		// The token endpoint issued a token the broker does not take: its
+		// audience, issuer or scope is another cluster's.
+		client := "this client"
+		if b, ok := s.SASL.(bearerMechanism); ok {
+			client = fmt.Sprintf("client %q", b.clientID)
+		}
+		return "KAFKA_SASL_OAUTHBEARER_CLIENT_ID", "the broker refused the OAUTHBEARER token issued to " + client + ": is it a client of this cluster? (check the client and the broker's OAuth settings)"
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return "KAFKA_SASL_PASSWORD", fmt.Sprintf("the broker rejected the %s user name or password (KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE)", mechanism)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):

@@ -41,11 +41,19 @@ func TestExplainNamesTheSetting(t *testing.T) {
 		{"wrong password", scramTLS, fmt.Errorf("sasl: %w", kerr.SaslAuthenticationFailed), "KAFKA_SASL_PASSWORD"},
 		{"wrong password, PLAIN", plainSASL, kerr.SaslAuthenticationFailed, "KAFKA_SASL_PASSWORD"},
 		{"token rejected", oauthSASL, kerr.SaslAuthenticationFailed, "KAFKA_SASL_OAUTHBEARER_CLIENT_ID"},
+		// What franz-go returns once bearerSession has sent the %x01 after
+		// Kafka's error JSON (seen from Kafka 4's OAUTHBEARER listener).
+		{"token rejected, Kafka's answer", oauthSASL, fmt.Errorf("%w: %s", kerr.SaslAuthenticationFailed, `SASL Authentication failed.: {"status":"invalid_token"}`), "KAFKA_SASL_OAUTHBEARER_CLIENT_ID"},
+		{"token rejected, no final answer", oauthSASL, refusedBy(t, `{"status":"invalid_token"}`, []byte("?")), "KAFKA_SASL_OAUTHBEARER_CLIENT_ID"},
+		{"unknown mechanism on the OAuth listener", oauthSASL, kerr.UnsupportedSaslMechanism, "KAFKA_SASL_MECHANISM"},
 		{"wrong mechanism", scramTLS, kerr.UnsupportedSaslMechanism, "KAFKA_SASL_MECHANISM"},
 		{"unknown CA", tlsOnly, handshakeError{&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{Cert: cert}}}, "KAFKA_TLS_CA_FILE"},
 		{"name mismatch", tlsOnly, handshakeError{x509.HostnameError{Certificate: cert, Host: "kafka-1"}}, "KAFKA_TLS_SERVER_NAME"},
 		{"broker cert expired", tlsOnly, handshakeError{x509.CertificateInvalidError{Cert: cert, Reason: x509.Expired}}, "KAFKA_TLS_CA_FILE"},
 		{"client cert rejected", tlsOnly, &net.OpError{Op: "remote error", Err: remoteAlert("tls: bad certificate")}, "KAFKA_TLS_CERT_FILE"},
+		// Kafka's alert for an expired client certificate, met in TLS 1.3
+		// on the first read after the handshake (the stack's mTLS listener).
+		{"client cert expired", tlsOnly, &net.OpError{Op: "remote error", Err: remoteAlert("tls: unknown certificate")}, "KAFKA_TLS_CERT_FILE"},
 		{"client cert missing", tlsOnly, fmt.Errorf("read: %w", &net.OpError{Op: "remote error", Err: remoteAlert("tls: certificate required")}), "KAFKA_TLS_CERT_FILE"},
 		{"TLS to a plaintext port, garbage", tlsOnly, handshakeError{tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}}, "KAFKA_SECURITY_PROTOCOL"},
 		{"TLS to a plaintext port, closed", tlsOnly, handshakeError{io.EOF}, "KAFKA_SECURITY_PROTOCOL"},
@@ -83,6 +91,22 @@ func TestExplainNamesTheSetting(t *testing.T) {
 	if (Security{}).Explain(nil) != nil {
 		t.Fatal("nil explained")
 	}
+	refused := oauthSASL.Explain(kerr.SaslAuthenticationFailed).Error()
+	if !strings.Contains(refused, `client "id"`) {
+		t.Fatalf("%q does not name the client", refused)
+	}
+}
+
+// refusedBy is the error a bearerSession fails with when the broker answers
+// refusal, then final to the %x01.
+func refusedBy(t *testing.T, refusal string, final []byte) error {
+	t.Helper()
+	s := &bearerSession{}
+	if done, resp, err := s.Challenge([]byte(refusal)); done || string(resp) != "\x01" || err != nil {
+		t.Fatalf("refusal: %v %q %v, want the %%x01", done, resp, err)
+	}
+	_, _, err := s.Challenge(final)
+	return err
 }
 
 // The errors the dialer really returns are explained as the constructed ones.

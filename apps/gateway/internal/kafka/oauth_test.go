@@ -2,13 +2,19 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // tokenServer is a client-credentials endpoint that checks the request's
@@ -101,7 +107,7 @@ func TestTokenSourceErrorsNameTheSettingNotTheSecret(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	msg := err.Error()
-	for _, want := range []string{"KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL", "sluice/gw", "HTTP 401", "invalid_client", s.url} {
+	for _, want := range []string{"KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET: ", "sluice/gw", "HTTP 401", "invalid_client", s.url, "check KAFKA_SASL_OAUTHBEARER_CLIENT_ID and the secret"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q does not contain %q", msg, want)
 		}
@@ -123,6 +129,72 @@ func TestTokenSourceErrorsNameTheSettingNotTheSecret(t *testing.T) {
 	}
 }
 
+// A refusal names the setting it points at, as the TypeScript side does; an
+// endpoint that cannot be reached names the endpoint. Explain passes each
+// through as it is, whatever the connection's security.
+func TestTokenErrorsNameTheRefusedSetting(t *testing.T) {
+	cases := []struct {
+		status  int
+		body    string
+		setting string
+	}{
+		{http.StatusUnauthorized, `{"error":"invalid_client"}`, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"},
+		{http.StatusUnauthorized, `not json`, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"},
+		{http.StatusBadRequest, `{"error":"invalid_client"}`, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"},
+		{http.StatusBadRequest, `{"error":"unauthorized_client"}`, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"},
+		{http.StatusBadRequest, `{"error":"invalid_scope"}`, "KAFKA_SASL_OAUTHBEARER_SCOPE"},
+		{http.StatusBadRequest, `{"error":"unsupported_grant_type"}`, "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL"},
+		{http.StatusNotFound, ``, "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL"},
+		{http.StatusServiceUnavailable, `{"error":"temporarily_unavailable"}`, "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL"},
+	}
+	securities := []Security{{}, {TLS: &tls.Config{}}}
+	for _, tc := range cases {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(tc.status)
+			fmt.Fprint(w, tc.body)
+		}))
+		s := NewTokenSource(srv.URL, "gw", testSecret, "")
+		securities = append(securities, Security{SASL: s.Mechanism()})
+		_, err := s.Token(context.Background())
+		srv.Close()
+		if err == nil || !strings.HasPrefix(err.Error(), tc.setting+": ") || strings.Contains(err.Error(), testSecret) {
+			t.Errorf("HTTP %d %s: %v, want it to name %s", tc.status, tc.body, err, tc.setting)
+			continue
+		}
+		hint := strings.Contains(err.Error(), "check KAFKA_SASL_OAUTHBEARER_CLIENT_ID and the secret")
+		if hint != (tc.setting == "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET") {
+			t.Errorf("HTTP %d %s: %v, hint at the client id: %v", tc.status, tc.body, err, hint)
+		}
+		for _, sec := range securities {
+			if got := sec.Explain(err); got != err {
+				t.Errorf("Explain relabelled %v as %v", err, got)
+			}
+		}
+	}
+
+	// An https endpoint whose certificate is not trusted: the error wraps
+	// crypto/x509's, which Explain must not take for the broker's
+	// (KAFKA_TLS_CA_FILE is not what the token request trusts).
+	untrusted := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer untrusted.Close()
+	s := NewTokenSource(untrusted.URL, "gw", testSecret, "")
+	_, err := s.Token(context.Background())
+	var unknownCA x509.UnknownAuthorityError
+	if !errors.As(err, &unknownCA) || !strings.HasPrefix(err.Error(), "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: ") {
+		t.Fatalf("untrusted endpoint: %v, want the endpoint named and the x509 error wrapped", err)
+	}
+	sec := Security{TLS: &tls.Config{}, SASL: s.Mechanism()}
+	if got := sec.Explain(fmt.Errorf("sasl: %w", err)); !strings.HasPrefix(got.Error(), "sasl: KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: ") {
+		t.Fatalf("Explain relabelled a wrapped token error: %v", got)
+	}
+
+	// Nothing listens on port 9.
+	s = NewTokenSource("http://127.0.0.1:9/token", "gw", testSecret, "")
+	if _, err := s.Token(context.Background()); !errors.Is(err, syscall.ECONNREFUSED) || !strings.HasPrefix(err.Error(), "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: ") {
+		t.Fatalf("no endpoint: %v", err)
+	}
+}
+
 func TestTokenSourceMechanism(t *testing.T) {
 	s, _, _ := newTestTokenSource(t, "")
 	m := s.Mechanism()
@@ -132,6 +204,25 @@ func TestTokenSourceMechanism(t *testing.T) {
 	_, first, err := m.Authenticate(context.Background(), "broker:9093")
 	if err != nil || !strings.Contains(string(first), "auth=Bearer token-1") {
 		t.Fatalf("first message %q, %v", first, err)
+	}
+}
+
+// The session after the token: nothing back is success; an error JSON is
+// answered with the %x01 that lets the broker fail the exchange (with its
+// reason), and anything after it fails with the status.
+func TestBearerSessionReadsTheRefusal(t *testing.T) {
+	if done, resp, err := (&bearerSession{}).Challenge(nil); !done || resp != nil || err != nil {
+		t.Fatalf("accepted: %v %q %v", done, resp, err)
+	}
+	err := refusedBy(t, `{"status":"invalid_token","scope":""}`, nil)
+	if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), "the broker refused the token (status invalid_token)") {
+		t.Fatalf("after the %%x01: %v", err)
+	}
+	if err := refusedBy(t, `{"status":"<script>"}`, nil); !strings.Contains(err.Error(), "(status unknown)") || strings.Contains(err.Error(), "script") {
+		t.Fatalf("an odd status is echoed: %v", err)
+	}
+	if err := refusedBy(t, `not json`, nil); !strings.Contains(err.Error(), "(status unknown)") {
+		t.Fatalf("no JSON: %v", err)
 	}
 }
 

@@ -1,11 +1,16 @@
 //go:build integration
 
 // A whole node over the test stack's secured listeners (SASL_SSL with
-// SCRAM-SHA-512, mutual TLS): the same subscribe, publish, resume, revocation
-// and catalog-change tests as over plaintext, with every Kafka client of the
-// node (live consumers, catch-up reads, producer, catalog reader) secured from
-// the settings. The fixture's own helper client stays on the plaintext
-// listener. And what the node says when a setting is wrong.
+// SCRAM-SHA-512, mutual TLS, SASL_SSL with OAUTHBEARER tokens from the stack's
+// client-credentials issuer, which Kafka's own JWT validator checks): the same
+// subscribe, publish, resume, revocation and catalog-change tests as over
+// plaintext, with every Kafka client of the node (live consumers, catch-up
+// reads, producer, catalog reader) secured from the settings. The fixture's
+// own helper client stays on the plaintext listener. Then what the node's log
+// says when a setting is wrong (a password, a CA, an expired client
+// certificate, an OAuth client secret or client, a token endpoint, …): the
+// setting to fix, and no secret. And error 5030 for a topic Kafka's ACLs deny
+// the gateway.
 package node
 
 import (
@@ -14,6 +19,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +30,7 @@ import (
 
 // securedKafka is the stack's description of its secured listeners
 // (stack.json's securedKafka, passed by the test runner).
+// packages/kafka-settings/test-support/secured-kafka.ts documents each field.
 type securedKafka struct {
 	SASLSSLBrokers         []string          `json:"saslSslBrokers"`
 	MTLSBrokers            []string          `json:"mtlsBrokers"`
@@ -33,8 +40,16 @@ type securedKafka struct {
 	UntrustedCAFile        string            `json:"untrustedCaFile"`
 	UntrustedClientCert    string            `json:"untrustedClientCertFile"`
 	UntrustedClientKeyFile string            `json:"untrustedClientKeyFile"`
+	ExpiredClientCertFile  string            `json:"expiredClientCertFile"`
+	ExpiredClientKeyFile   string            `json:"expiredClientKeyFile"`
 	Users                  map[string]string `json:"users"`
+	OAuthBrokers           []string          `json:"oauthBrokers"`
+	OAuthTokenEndpointURL  string            `json:"oauthTokenEndpointUrl"`
+	OAuthClients           map[string]string `json:"oauthClients"` // client id → secret
+	OAuthClient            string            `json:"oauthClient"`
+	OAuthForeignClient     string            `json:"oauthForeignClient"` // its tokens are for another audience
 	ACLDeniedTopic         string            `json:"aclDeniedTopic"`
+	DeniedUsers            []string          `json:"deniedUsers"`
 }
 
 func loadSecuredKafka(t *testing.T) securedKafka {
@@ -47,7 +62,7 @@ func loadSecuredKafka(t *testing.T) securedKafka {
 		t.Fatal("SLUICE_TEST_SECURED_KAFKA is not set: the test stack's secured listeners are part of every run (./sluice test sets it)")
 	}
 	var s securedKafka
-	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.SASLSSLBrokers) == 0 || len(s.MTLSBrokers) == 0 {
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || len(s.SASLSSLBrokers) == 0 || len(s.MTLSBrokers) == 0 || len(s.OAuthBrokers) == 0 {
 		t.Fatalf("SLUICE_TEST_SECURED_KAFKA describes no secured listeners (%v): the test stack must start them", err)
 	}
 	return s
@@ -72,6 +87,31 @@ func (s securedKafka) mtls(c *config.Config) {
 	c.KafkaTLSKeyFile = s.ClientKeyFile
 }
 
+// oauth is the OAUTHBEARER listener as client, with its secret.
+func (s securedKafka) oauth(client string) func(*config.Config) {
+	return func(c *config.Config) {
+		c.KafkaBrokers = s.OAuthBrokers
+		c.KafkaSecurityProtocol = "SASL_SSL"
+		c.KafkaTLSCAFile = s.CAFile
+		c.KafkaSASLMechanism = "OAUTHBEARER"
+		c.KafkaOAuthTokenURL = s.OAuthTokenEndpointURL
+		c.KafkaOAuthClientID = client
+		c.KafkaOAuthClientSecret = config.Secret(s.OAuthClients[client])
+	}
+}
+
+// secrets are every password and OAuth client secret of the stack: none may
+// reach a log.
+func (s securedKafka) secrets() []string {
+	var all []string
+	for _, m := range []map[string]string{s.Users, s.OAuthClients} {
+		for _, secret := range m {
+			all = append(all, secret)
+		}
+	}
+	return all
+}
+
 func TestNodeOverSecuredListeners(t *testing.T) {
 	s := loadSecuredKafka(t)
 	for _, listener := range []struct {
@@ -80,6 +120,7 @@ func TestNodeOverSecuredListeners(t *testing.T) {
 	}{
 		{"SASL_SSL SCRAM-SHA-512", s.scram("sluice-gateway")},
 		{"mutual TLS", s.mtls},
+		{"SASL_SSL OAUTHBEARER", s.oauth(s.OAuthClient)},
 	} {
 		t.Run(listener.name, func(t *testing.T) {
 			t.Run("subscribe, publish and errors", func(t *testing.T) { testSubscribePublishAndErrors(t, listener.tune) })
@@ -128,6 +169,19 @@ func TestWrongSettingsAreNamedInTheNodesLog(t *testing.T) {
 			s.mtls(c)
 			c.KafkaTLSCertFile, c.KafkaTLSKeyFile = s.UntrustedClientCert, s.UntrustedClientKeyFile
 		}, "KAFKA_TLS_CERT_FILE"},
+		{"OAuth client secret the token endpoint refuses", func(c *config.Config) {
+			s.oauth(s.OAuthClient)(c)
+			c.KafkaOAuthClientSecret = "not-the-client-secret"
+		}, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"},
+		{"OAuth token the broker refuses", s.oauth(s.OAuthForeignClient), "KAFKA_SASL_OAUTHBEARER_CLIENT_ID"},
+		{"token endpoint not there", func(c *config.Config) {
+			s.oauth(s.OAuthClient)(c)
+			c.KafkaOAuthTokenURL = "http://127.0.0.1:9/token"
+		}, "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL"},
+		{"OAUTHBEARER to the SCRAM listener", func(c *config.Config) {
+			s.oauth(s.OAuthClient)(c)
+			c.KafkaBrokers = s.SASLSSLBrokers
+		}, "KAFKA_SASL_MECHANISM"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,12 +212,31 @@ func TestWrongSettingsAreNamedInTheNodesLog(t *testing.T) {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			for _, password := range s.Users {
-				if strings.Contains(logs.String(), password) {
-					t.Fatal("a password is in the log")
+			for _, secret := range append(s.secrets(), cfg.KafkaSASLPassword.Reveal(), cfg.KafkaOAuthClientSecret.Reveal()) {
+				if secret != "" && strings.Contains(logs.String(), secret) {
+					t.Fatal("a password or client secret is in the log")
 				}
 			}
 		})
+	}
+}
+
+// An expired client certificate is wrong on its face: the gateway names
+// KAFKA_TLS_CERT_FILE and its dates before it starts, rather than retry a
+// broker that will refuse it. (The broker's own refusal, met when the
+// certificate expires while the node runs, is explained as KAFKA_TLS_CERT_FILE
+// too: package kafka's TestBrokerRefusalsAreExplained.)
+func TestExpiredClientCertificateIsNamedAtStart(t *testing.T) {
+	s := loadSecuredKafka(t)
+	cfg := config.Defaults()
+	s.mtls(&cfg)
+	cfg.KafkaTLSCertFile, cfg.KafkaTLSKeyFile = s.ExpiredClientCertFile, s.ExpiredClientKeyFile
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "KAFKA_TLS_CERT_FILE: "+s.ExpiredClientCertFile+": the certificate is valid from") {
+		t.Fatalf("Validate: %v, want KAFKA_TLS_CERT_FILE and the certificate's dates", err)
+	}
+	if _, _, err := Build(cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "KAFKA_TLS_CERT_FILE: ") {
+		t.Fatalf("Build: %v, want KAFKA_TLS_CERT_FILE", err)
 	}
 }
 
@@ -172,6 +245,9 @@ func TestWrongSettingsAreNamedInTheNodesLog(t *testing.T) {
 // and not 5003, which invites retrying), and the connection goes on.
 func TestACLDeniedTopicIsAClearError(t *testing.T) {
 	s := loadSecuredKafka(t)
+	if !slices.Contains(s.DeniedUsers, "sluice-gateway") {
+		t.Fatalf("the stack's ACLs deny %s to %v, not to sluice-gateway", s.ACLDeniedTopic, s.DeniedUsers)
+	}
 	f := newFixture(t, s.scram("sluice-gateway"))
 	denied := s.ACLDeniedTopic
 	f.putCatalog("endpoint/ep-denied", map[string]any{
