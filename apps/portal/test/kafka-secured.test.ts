@@ -73,6 +73,21 @@ test("over SASL_SSL with OAUTHBEARER, as the issuer's OAuth client: the topic li
   );
 });
 
+test("a topic created after the list was cached is found by name, with its partitions", async () => {
+  useSettings(scramSettings(secured, "sluice-portal"));
+  await listKafkaTopics({ fresh: true, brokers: secured.saslSslBrokers });
+  const later = `${topic}-later`;
+  await plain.createTopics({ topics: [{ topic: later, numPartitions: 3 }], waitForLeaders: true });
+  try {
+    assert.deepEqual(await findKafkaTopic(later, { brokers: secured.saslSslBrokers }), {
+      kind: "found",
+      topic: { name: later, partitions: 3 },
+    });
+  } finally {
+    await plain.deleteTopics({ topics: [later] }).catch(() => {});
+  }
+});
+
 test("as the portal's SCRAM user, whom the ACLs deny one topic: defining an endpoint on it is a 422 naming the ACL, the topic and the user", async () => {
   useSettings(scramSettings(secured, "sluice-portal"));
   const { actor } = await seedUser("editor", "acl");

@@ -193,15 +193,14 @@ export type TopicLookupResult =
   | { kind: "denied"; principal: string };
 
 /**
- * Looks a topic up: in the (cached, then fresh) topic list, and when the list
- * misses it, in Kafka's metadata for that one name. Kafka leaves topics the
- * principal may not DESCRIBE out of a listing without a word, so only the explicit
- * question tells a denied topic from a missing one. Throws a 503 AppError when
- * Kafka cannot be reached.
+ * Looks a topic up: in the cached topic list, and when that misses it, in Kafka's
+ * metadata for that one name (which also finds a topic created since the list was
+ * cached). Kafka leaves topics the principal may not DESCRIBE out of a listing
+ * without a word, so a fresh listing could not tell a denied topic from a missing
+ * one; the question by name can. Throws a 503 AppError when Kafka cannot be reached.
  */
 export async function findKafkaTopic(name: string, options: { brokers?: string[] } = {}): Promise<TopicLookupResult> {
-  const listed = (topics: KafkaTopic[]) => topics.find((t) => t.name === name);
-  const hit = listed(await listKafkaTopics(options)) ?? listed(await listKafkaTopics({ ...options, fresh: true }));
+  const hit = (await listKafkaTopics(options)).find((t) => t.name === name);
   if (hit) return { kind: "found", topic: hit };
   const brokers = options.brokers ?? kafkaBrokers();
   return describeTopic(name, brokers, holderFor(brokers));
