@@ -1,10 +1,12 @@
 // The bridge over the test stack's secured listeners: as its own SCRAM user on
-// SASL_SSL, and with the client certificate on the mutual-TLS listener, it
+// SASL_SSL, with the client certificate on the mutual-TLS listener, and as an
+// OAuth client with client-credentials tokens on the OAUTHBEARER listener, it
 // creates the catalog topic and publishes outbox rows exactly; with a wrong
-// password it says which setting to fix within 15 s and never prints the password.
+// password or OAuth client secret it says which setting to fix within 15 s and
+// never prints the secret.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mtlsSettings, scramSettings, securedKafkaFromEnv } from "@sluice/kafka-settings/test-support/secured-kafka";
+import { mtlsSettings, oauthSettings, scramSettings, securedKafkaFromEnv } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { insertOutbox, pendingCount, scratchPerFile, startBridgeProcess, topicRecords, waitFor } from "./helpers.ts";
 
 const secured = securedKafkaFromEnv();
@@ -12,10 +14,12 @@ const secured = securedKafkaFromEnv();
 const password = secured.users["sluice-bridge"]!;
 const overSaslSsl = scramSettings(secured, "sluice-bridge");
 const overMtls = mtlsSettings(secured);
+const overOauth = oauthSettings(secured);
 
 for (const [name, brokers, extra] of [
   ["SASL_SSL (SCRAM-SHA-512)", secured.saslSslBrokers, overSaslSsl],
   ["mutual TLS", secured.mtlsBrokers, overMtls],
+  ["SASL_SSL (OAUTHBEARER)", secured.oauthBrokers, overOauth],
 ] as const) {
   const scratch = scratchPerFile();
   test(`over ${name}: the bridge creates the catalog topic and publishes outbox rows, then marks them published`, async () => {
@@ -39,19 +43,30 @@ for (const [name, brokers, extra] of [
   });
 }
 
-const wrong = scratchPerFile();
-test("with a wrong password the bridge names KAFKA_SASL_PASSWORD within 15 s and never prints the password", async () => {
-  const bad = "a-wrong-password-that-must-not-be-printed";
-  const bridge = await startBridgeProcess({
-    databaseUrl: wrong.db.url,
-    topic: wrong.topic,
-    brokers: secured.saslSslBrokers.join(","),
-    extra: { ...overSaslSsl, KAFKA_SASL_PASSWORD: bad },
+for (const [what, brokers, extra, variable, real] of [
+  ["a wrong password", secured.saslSslBrokers, overSaslSsl, "KAFKA_SASL_PASSWORD", password],
+  [
+    "a wrong OAuth client secret",
+    secured.oauthBrokers,
+    overOauth,
+    "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET",
+    overOauth.KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET!,
+  ],
+] as const) {
+  const wrong = scratchPerFile();
+  test(`with ${what} the bridge names ${variable} within 15 s and never prints the secret`, async () => {
+    const bad = "a-wrong-secret-that-must-not-be-printed";
+    const bridge = await startBridgeProcess({
+      databaseUrl: wrong.db.url,
+      topic: wrong.topic,
+      brokers: brokers.join(","),
+      extra: { ...extra, [variable]: bad },
+    });
+    const started = Date.now();
+    await waitFor(`${variable} in the bridge's output\n${bridge.output()}`, () => bridge.output().includes(variable));
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+    assert.ok(!bridge.output().includes(bad), "the wrong secret is in the output");
+    assert.ok(!bridge.output().includes(real), "the real secret is in the output");
+    await bridge.kill();
   });
-  const started = Date.now();
-  await waitFor(`KAFKA_SASL_PASSWORD in the bridge's output\n${bridge.output()}`, () => /KAFKA_SASL_PASSWORD/.test(bridge.output()));
-  assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
-  assert.ok(!bridge.output().includes(bad), "the wrong password is in the output");
-  assert.ok(!bridge.output().includes(password), "the real password is in the output");
-  await bridge.kill();
-});
+}

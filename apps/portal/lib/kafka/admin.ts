@@ -1,13 +1,15 @@
 // One lazily connected kafkajs admin client per server process, used to offer
 // the real topics (with their partition counts) when an endpoint is defined and
-// to refuse endpoints on topics that do not exist. Short timeouts: when Kafka is
-// down the portal answers 503 within a few seconds instead of hanging a request.
+// to refuse endpoints on topics that do not exist or that Kafka's ACLs deny the
+// portal. Short timeouts: when Kafka is down the portal answers 503 within a few
+// seconds instead of hanging a request.
 // TLS and SASL come from the KAFKA_SECURITY_PROTOCOL, KAFKA_TLS_* and KAFKA_SASL_*
 // variables (@sluice/kafka-settings), read when a client connects.
 import { KafkaSettingsError, type KafkaSettings, describeKafkaError, kafkaClientConfig, loadKafkaSettings } from "@sluice/kafka-settings";
 import { Kafka, logLevel, type Admin } from "kafkajs";
 
 import { AppError } from "../errors";
+import { describePrincipal } from "./principal";
 
 export interface KafkaTopic {
   name: string;
@@ -95,25 +97,21 @@ async function connectedAdmin(brokers: string[], holder: Holder): Promise<Admin>
   return holder.connecting;
 }
 
-async function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopic[]> {
+/**
+ * Runs work on the shared admin client within DEADLINE_MS. A failure drops the
+ * client (the next request reconnects instead of reusing a broken one) and becomes
+ * a 503 naming the setting behind it when one does, or a 500 for invalid settings.
+ */
+async function withAdmin<T>(brokers: string[], holder: Holder, work: (admin: Admin) => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
   });
   try {
-    const work = (async () => {
-      const admin = await connectedAdmin(brokers, holder);
-      // An empty topic list in a metadata request means "none" in current protocol
-      // versions, so name the topics explicitly.
-      const names = (await admin.listTopics()).filter((name) => !name.startsWith("__"));
-      if (names.length === 0) return [];
-      const { topics } = await admin.fetchTopicMetadata({ topics: names });
-      return topics.map((t) => ({ name: t.name, partitions: t.partitions.length })).sort((a, b) => a.name.localeCompare(b.name));
-    })();
-    work.catch(() => {}); // the deadline may win; the loser must not become an unhandled rejection
-    return await Promise.race([work, deadline]);
+    const running = connectedAdmin(brokers, holder).then(work);
+    running.catch(() => {}); // the deadline may win; the loser must not become an unhandled rejection
+    return await Promise.race([running, deadline]);
   } catch (err) {
-    // Drop the client: the next request reconnects instead of reusing a broken one.
     const admin = holder.admin;
     holder.admin = undefined;
     admin?.disconnect().catch(() => {});
@@ -123,6 +121,48 @@ async function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopi
   } finally {
     clearTimeout(timer);
   }
+}
+
+function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopic[]> {
+  return withAdmin(brokers, holder, async (admin) => {
+    // An empty topic list in a metadata request means "none" in current protocol
+    // versions, so name the topics explicitly.
+    const names = (await admin.listTopics()).filter((name) => !name.startsWith("__"));
+    if (names.length === 0) return [];
+    const { topics } = await admin.fetchTopicMetadata({ topics: names });
+    return topics.map((t) => ({ name: t.name, partitions: t.partitions.length })).sort((a, b) => a.name.localeCompare(b.name));
+  });
+}
+
+/** The Kafka protocol error type (`TOPIC_AUTHORIZATION_FAILED`, …) of a kafkajs error or of one it wraps. */
+function protocolErrorType(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; depth++) {
+    const { type, cause } = e as Error & { type?: unknown; cause?: unknown };
+    if (typeof type === "string") return type;
+    e = cause;
+  }
+  return undefined;
+}
+
+/**
+ * Asks Kafka's metadata for one topic by name. The admin client never creates
+ * topics (kafkajs builds it with allowAutoTopicCreation false), so a missing topic
+ * is answered UNKNOWN_TOPIC_OR_PARTITION, and one the principal may not DESCRIBE
+ * TOPIC_AUTHORIZATION_FAILED (whether or not it exists: Kafka does not tell).
+ */
+function describeTopic(name: string, brokers: string[], holder: Holder): Promise<TopicLookupResult> {
+  return withAdmin(brokers, holder, async (admin): Promise<TopicLookupResult> => {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [name] });
+      const topic = topics.find((t) => t.name === name);
+      return topic ? { kind: "found", topic: { name, partitions: topic.partitions.length } } : { kind: "missing" };
+    } catch (err) {
+      const type = protocolErrorType(err);
+      if (type === "UNKNOWN_TOPIC_OR_PARTITION") return { kind: "missing" };
+      if (type === "TOPIC_AUTHORIZATION_FAILED") return { kind: "denied", principal: describePrincipal(holder.settings!) };
+      throw err;
+    }
+  });
 }
 
 /**
@@ -145,16 +185,29 @@ export async function listKafkaTopics(options: { fresh?: boolean; brokers?: stri
   return holder.inflight;
 }
 
-/** One topic, or undefined when Kafka does not have it. A miss in the cache is checked against Kafka once more. */
-export async function findKafkaTopic(name: string, options: { brokers?: string[] } = {}): Promise<KafkaTopic | undefined> {
-  const cached = await listKafkaTopics(options);
-  const hit = cached.find((t) => t.name === name);
-  if (hit) return hit;
-  return (await listKafkaTopics({ ...options, fresh: true })).find((t) => t.name === name);
+/** What Kafka says about a topic name: it has the topic, has no such topic, or its ACLs deny the portal's principal the topic. */
+export type TopicLookupResult =
+  | { kind: "found"; topic: KafkaTopic }
+  | { kind: "missing" }
+  /** principal: who Kafka denied, as the settings tell it (describePrincipal), never a secret. */
+  | { kind: "denied"; principal: string };
+
+/**
+ * Looks a topic up: in the cached topic list, and when that misses it, in Kafka's
+ * metadata for that one name (which also finds a topic created since the list was
+ * cached). Kafka leaves topics the principal may not DESCRIBE out of a listing
+ * without a word, so a fresh listing could not tell a denied topic from a missing
+ * one; the question by name can. Throws a 503 AppError when Kafka cannot be reached.
+ */
+export async function findKafkaTopic(name: string, options: { brokers?: string[] } = {}): Promise<TopicLookupResult> {
+  const hit = (await listKafkaTopics(options)).find((t) => t.name === name);
+  if (hit) return { kind: "found", topic: hit };
+  const brokers = options.brokers ?? kafkaBrokers();
+  return describeTopic(name, brokers, holderFor(brokers));
 }
 
 /** A function the endpoint domain uses to check topics; tests may pass their own. */
-export type TopicLookup = (name: string) => Promise<KafkaTopic | undefined>;
+export type TopicLookup = (name: string) => Promise<TopicLookupResult>;
 export const kafkaTopicLookup: TopicLookup = (name) => findKafkaTopic(name);
 
 /** Disconnects the shared admin clients, so a one-shot script or a test process can exit. */
