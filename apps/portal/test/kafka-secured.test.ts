@@ -73,7 +73,7 @@ test("over SASL_SSL with OAUTHBEARER, as the issuer's OAuth client: the topic li
   );
 });
 
-test("a topic created after the list was cached is found by name, with its partitions", async () => {
+test("a topic created after the list was cached is found by name, with its partitions, and then listed", async () => {
   useSettings(scramSettings(secured, "sluice-portal"));
   await listKafkaTopics({ fresh: true, brokers: secured.saslSslBrokers });
   const later = `${topic}-later`;
@@ -83,6 +83,12 @@ test("a topic created after the list was cached is found by name, with its parti
       kind: "found",
       topic: { name: later, partitions: 3 },
     });
+    // ... and the topic list, cached before, shows it from now on.
+    const listed = await listKafkaTopics({ brokers: secured.saslSslBrokers });
+    assert.deepEqual(
+      listed.find((t) => t.name === later),
+      { name: later, partitions: 3 },
+    );
   } finally {
     await plain.deleteTopics({ topics: [later] }).catch(() => {});
   }

@@ -3,6 +3,7 @@ import net from "node:net";
 import { test } from "node:test";
 import { loadConfig, parseBrokers } from "./config.ts";
 import { redactUrl } from "./errors.ts";
+import { newClusterId } from "./kafka.ts";
 import { assertPortsFree, portsToOpen } from "./preflight.ts";
 import { processStartTime } from "./supervisor.ts";
 
@@ -23,7 +24,7 @@ test("DATABASE_URL and KAFKA_BROKERS select external services in dev only", () =
   const dev = loadConfig("dev", env);
   assert.equal(dev.externalDatabaseUrl, "postgres://a@b/c");
   assert.deepEqual(dev.externalKafkaBrokers, ["k1:9092", "k2:9092"]);
-  assert.deepEqual(portsToOpen(dev), ["portal", "gateway", "bridge", "schemaRegistry"]);
+  assert.deepEqual(portsToOpen(dev), ["portal", "gateway", "bridge", "schemaRegistry", "schemaRegistryManagement"]);
   const testProfile = loadConfig("test", env);
   assert.equal(testProfile.externalDatabaseUrl, undefined);
   assert.equal(testProfile.externalKafkaBrokers, undefined);
@@ -33,7 +34,7 @@ test("SCHEMA_REGISTRY_URL selects an external registry in dev only, and must be 
   const env = { SCHEMA_REGISTRY_URL: "https://registry.example.com/apis/ccompat/v7/" };
   const dev = loadConfig("dev", env);
   assert.equal(dev.externalSchemaRegistryUrl, "https://registry.example.com/apis/ccompat/v7");
-  assert.ok(!portsToOpen(dev).includes("schemaRegistry"));
+  assert.ok(!portsToOpen(dev).includes("schemaRegistry") && !portsToOpen(dev).includes("schemaRegistryManagement"));
   assert.ok(portsToOpen(loadConfig("dev", {})).includes("schemaRegistry"));
   assert.equal(loadConfig("test", env).externalSchemaRegistryUrl, undefined);
   assert.throws(() => loadConfig("dev", { SCHEMA_REGISTRY_URL: "registry:8081" }), /SCHEMA_REGISTRY_URL must be an http or https URL/);
@@ -76,4 +77,11 @@ test("Kafka security settings without KAFKA_BROKERS stop the dev profile, naming
   );
   assert.ok(loadConfig("dev", { KAFKA_BROKERS: "k:9093", KAFKA_SECURITY_PROTOCOL: "SSL" }).externalKafkaBrokers);
   assert.equal(loadConfig("test", { KAFKA_SECURITY_PROTOCOL: "SSL" }).externalKafkaBrokers, undefined);
+});
+
+test("a new Kafka cluster id never starts with '-' (the storage tool would take it for an option)", () => {
+  for (let i = 0; i < 2000; i++) {
+    const id = newClusterId();
+    assert.match(id, /^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+  }
 });

@@ -34,6 +34,8 @@ export interface StackConfig {
     kafkaOauth: number;
     /** The local schema registry (Apicurio). */
     schemaRegistry: number;
+    /** Its management interface (health, metrics); default: schemaRegistry + 1. */
+    schemaRegistryManagement: number;
   };
   /** Set when DATABASE_URL points at an existing PostgreSQL; otherwise embedded. */
   externalDatabaseUrl?: string;
@@ -57,6 +59,7 @@ const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
     kafkaMtls: 0,
     kafkaOauth: 0,
     schemaRegistry: 8081,
+    schemaRegistryManagement: 0,
   },
   test: {
     portal: 3100,
@@ -69,6 +72,7 @@ const DEFAULT_PORTS: Record<Profile, StackConfig["ports"]> = {
     kafkaMtls: 0,
     kafkaOauth: 0,
     schemaRegistry: 18085,
+    schemaRegistryManagement: 0,
   },
 };
 
@@ -83,6 +87,7 @@ const PORT_ENV: Record<keyof StackConfig["ports"], string> = {
   kafkaMtls: "SLUICE_KAFKA_MTLS_PORT",
   kafkaOauth: "SLUICE_KAFKA_OAUTH_PORT",
   schemaRegistry: "SLUICE_SCHEMA_REGISTRY_PORT",
+  schemaRegistryManagement: "SLUICE_SCHEMA_REGISTRY_MANAGEMENT_PORT",
 };
 
 function parsePort(name: string, raw: string): number {
@@ -133,6 +138,7 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
   if (!env.SLUICE_KAFKA_SASL_SSL_PORT) ports.kafkaSaslSsl = ports.kafka + 2;
   if (!env.SLUICE_KAFKA_MTLS_PORT) ports.kafkaMtls = ports.kafka + 3;
   if (!env.SLUICE_KAFKA_OAUTH_PORT) ports.kafkaOauth = ports.kafka + 4;
+  if (!env.SLUICE_SCHEMA_REGISTRY_MANAGEMENT_PORT) ports.schemaRegistryManagement = ports.schemaRegistry + 1;
   // The local Kafka speaks plaintext: security settings without KAFKA_BROKERS are
   // a forgotten KAFKA_BROKERS, not a request to secure the local broker.
   const security = KAFKA_SECURITY_VARIABLES.find((name) => env[name]?.trim());

@@ -151,9 +151,16 @@ function serverProperties(config: StackConfig, logDir: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
-function newClusterId(): string {
-  return randomBytes(16).toString("base64url");
+/**
+ * Kafka cluster ids are 16 random bytes in URL-safe base64 without padding.
+ * Not one starting with "-": the storage tool would read it as an option and
+ * fail ("--cluster-id: expected one argument"), as Kafka's own Uuid avoids too.
+ */
+export function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString("base64url");
+    if (!id.startsWith("-")) return id;
+  }
 }
 
 /** Starts the local Kafka; returns its (plaintext) bootstrap addresses and, for the test profile, its secured listeners. */

@@ -19,6 +19,7 @@ const PORT_OWNERS: Record<keyof StackConfig["ports"], { label: string; env: stri
   kafkaMtls: { label: "the local Kafka's mutual-TLS listener", env: "SLUICE_KAFKA_MTLS_PORT" },
   kafkaOauth: { label: "the local Kafka's OAUTHBEARER listener", env: "SLUICE_KAFKA_OAUTH_PORT" },
   schemaRegistry: { label: "the local schema registry", env: "SLUICE_SCHEMA_REGISTRY_PORT" },
+  schemaRegistryManagement: { label: "the local schema registry's management interface", env: "SLUICE_SCHEMA_REGISTRY_MANAGEMENT_PORT" },
 };
 
 function canListen(host: string, port: number): Promise<boolean> {
@@ -35,7 +36,7 @@ export function portsToOpen(config: StackConfig): (keyof StackConfig["ports"])[]
   if (!config.externalDatabaseUrl) wanted.push("postgres");
   if (!config.externalKafkaBrokers) wanted.push("kafka", "kafkaController");
   if (securedListenersEnabled(config)) wanted.push("kafkaSaslSsl", "kafkaMtls", "kafkaOauth");
-  if (!config.externalSchemaRegistryUrl) wanted.push("schemaRegistry");
+  if (!config.externalSchemaRegistryUrl) wanted.push("schemaRegistry", "schemaRegistryManagement");
   return wanted;
 }
 

@@ -131,6 +131,10 @@ export async function startLocalSchemaRegistry(config: StackConfig, supervisor: 
       QUARKUS_LOG_CATEGORY__IO_APICURIO__LEVEL: "WARN",
       QUARKUS_BANNER_ENABLED: "false",
       QUARKUS_HTTP_ACCESS_LOG_ENABLED: "false",
+      // Quarkus' management interface (health, metrics) would bind 0.0.0.0:9000:
+      // open to the network, and taken by the first of two stacks.
+      QUARKUS_MANAGEMENT_HOST: config.host,
+      QUARKUS_MANAGEMENT_PORT: String(config.ports.schemaRegistryManagement),
       ...storage,
     },
     stopTimeoutMs: 15_000,

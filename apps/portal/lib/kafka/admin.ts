@@ -195,7 +195,7 @@ export type TopicLookupResult =
 /**
  * Looks a topic up: in the cached topic list, and when that misses it, in Kafka's
  * metadata for that one name (which also finds a topic created since the list was
- * cached). Kafka leaves topics the principal may not DESCRIBE out of a listing
+ * cached, and then drops the stale list). Kafka leaves topics the principal may not DESCRIBE out of a listing
  * without a word, so a fresh listing could not tell a denied topic from a missing
  * one; the question by name can. Throws a 503 AppError when Kafka cannot be reached.
  */
@@ -203,7 +203,11 @@ export async function findKafkaTopic(name: string, options: { brokers?: string[]
   const hit = (await listKafkaTopics(options)).find((t) => t.name === name);
   if (hit) return { kind: "found", topic: hit };
   const brokers = options.brokers ?? kafkaBrokers();
-  return describeTopic(name, brokers, holderFor(brokers));
+  const holder = holderFor(brokers);
+  const result = await describeTopic(name, brokers, holder);
+  // A topic created since the list was cached: the next listing must show it too.
+  if (result.kind === "found") holder.cache = undefined;
+  return result;
 }
 
 /** A function the endpoint domain uses to check topics; tests may pass their own. */
