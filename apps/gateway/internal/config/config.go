@@ -121,6 +121,36 @@ type Config struct {
 	// KafkaOAuthScope is the optional scope of token requests (space-separated).
 	// Env KAFKA_SASL_OAUTHBEARER_SCOPE, flag -kafka-sasl-oauthbearer-scope.
 	KafkaOAuthScope string
+
+	// The schema registry settings below are, like the Kafka ones, a contract
+	// every Sluice component reads the same way (registry.go); secrets have no
+	// flag.
+
+	// RegistryURL is the base URL of the schema registry's Confluent-compatible
+	// API; empty means no registry (registry-backed endpoints are refused).
+	// Env SCHEMA_REGISTRY_URL, flag -schema-registry-url.
+	RegistryURL string
+	// RegistryUsername is the HTTP Basic user. Env
+	// SCHEMA_REGISTRY_BASIC_AUTH_USERNAME, flag -schema-registry-basic-auth-username.
+	RegistryUsername string
+	// RegistryPassword is the Basic password. Env
+	// SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD only.
+	RegistryPassword Secret
+	// RegistryPasswordFile names a file holding it instead. Env
+	// SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD_FILE, flag -schema-registry-basic-auth-password-file.
+	RegistryPasswordFile string
+	// RegistryBearerToken is a bearer token instead of Basic. Env
+	// SCHEMA_REGISTRY_BEARER_TOKEN only.
+	RegistryBearerToken Secret
+	// RegistryBearerTokenFile names a file holding it instead. Env
+	// SCHEMA_REGISTRY_BEARER_TOKEN_FILE, flag -schema-registry-bearer-token-file.
+	RegistryBearerTokenFile string
+	// RegistryTLSCAFile, RegistryTLSCertFile and RegistryTLSKeyFile: the CA
+	// bundle the registry is verified with (system roots when empty) and a
+	// client certificate with its key (both or neither); https only. Env
+	// SCHEMA_REGISTRY_TLS_CA_FILE, _CERT_FILE, _KEY_FILE; flags
+	// -schema-registry-tls-ca-file, -cert-file, -key-file.
+	RegistryTLSCAFile, RegistryTLSCertFile, RegistryTLSKeyFile string
 }
 
 // Secret is a setting never to be printed: fmt shows it as [redacted] (a
@@ -213,6 +243,13 @@ func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs.StringVar(&cfg.KafkaOAuthClientID, "kafka-sasl-oauthbearer-client-id", cfg.KafkaOAuthClientID, "OAUTHBEARER client id (env KAFKA_SASL_OAUTHBEARER_CLIENT_ID)")
 	fs.StringVar(&cfg.KafkaOAuthClientSecretFile, "kafka-sasl-oauthbearer-client-secret-file", cfg.KafkaOAuthClientSecretFile, "file holding the OAUTHBEARER client secret (env KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE)")
 	fs.StringVar(&cfg.KafkaOAuthScope, "kafka-sasl-oauthbearer-scope", cfg.KafkaOAuthScope, "scope of OAUTHBEARER token requests, space-separated (env KAFKA_SASL_OAUTHBEARER_SCOPE)")
+	fs.StringVar(&cfg.RegistryURL, "schema-registry-url", cfg.RegistryURL, "base URL of the schema registry's Confluent-compatible API (env SCHEMA_REGISTRY_URL)")
+	fs.StringVar(&cfg.RegistryUsername, "schema-registry-basic-auth-username", cfg.RegistryUsername, "schema registry Basic user (env SCHEMA_REGISTRY_BASIC_AUTH_USERNAME)")
+	fs.StringVar(&cfg.RegistryPasswordFile, "schema-registry-basic-auth-password-file", cfg.RegistryPasswordFile, "file holding the schema registry Basic password (env SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD_FILE)")
+	fs.StringVar(&cfg.RegistryBearerTokenFile, "schema-registry-bearer-token-file", cfg.RegistryBearerTokenFile, "file holding a schema registry bearer token (env SCHEMA_REGISTRY_BEARER_TOKEN_FILE)")
+	fs.StringVar(&cfg.RegistryTLSCAFile, "schema-registry-tls-ca-file", cfg.RegistryTLSCAFile, "PEM CA bundle the schema registry is verified with (env SCHEMA_REGISTRY_TLS_CA_FILE)")
+	fs.StringVar(&cfg.RegistryTLSCertFile, "schema-registry-tls-cert-file", cfg.RegistryTLSCertFile, "PEM client certificate for the schema registry (env SCHEMA_REGISTRY_TLS_CERT_FILE)")
+	fs.StringVar(&cfg.RegistryTLSKeyFile, "schema-registry-tls-key-file", cfg.RegistryTLSKeyFile, "PEM key of that certificate (env SCHEMA_REGISTRY_TLS_KEY_FILE)")
 	return fs, brokers
 }
 
@@ -241,13 +278,17 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	for name, dst := range map[string]*string{"SLUICE_TOKEN_ISSUER": &c.TokenIssuer, "SLUICE_TOKEN_AUDIENCE": &c.TokenAudience, "SLUICE_SLOW_POLICY": &c.SlowPolicy, "SLUICE_DEBUG_ADDR": &c.DebugAddr,
 		"KAFKA_SECURITY_PROTOCOL": &c.KafkaSecurityProtocol, "KAFKA_TLS_CA_FILE": &c.KafkaTLSCAFile, "KAFKA_TLS_CERT_FILE": &c.KafkaTLSCertFile, "KAFKA_TLS_KEY_FILE": &c.KafkaTLSKeyFile, "KAFKA_TLS_SERVER_NAME": &c.KafkaTLSServerName,
 		"KAFKA_SASL_MECHANISM": &c.KafkaSASLMechanism, "KAFKA_SASL_USERNAME": &c.KafkaSASLUsername, "KAFKA_SASL_PASSWORD_FILE": &c.KafkaSASLPasswordFile,
-		"KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL": &c.KafkaOAuthTokenURL, "KAFKA_SASL_OAUTHBEARER_CLIENT_ID": &c.KafkaOAuthClientID, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE": &c.KafkaOAuthClientSecretFile, "KAFKA_SASL_OAUTHBEARER_SCOPE": &c.KafkaOAuthScope} {
+		"KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL": &c.KafkaOAuthTokenURL, "KAFKA_SASL_OAUTHBEARER_CLIENT_ID": &c.KafkaOAuthClientID, "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE": &c.KafkaOAuthClientSecretFile, "KAFKA_SASL_OAUTHBEARER_SCOPE": &c.KafkaOAuthScope,
+		"SCHEMA_REGISTRY_URL": &c.RegistryURL, "SCHEMA_REGISTRY_BASIC_AUTH_USERNAME": &c.RegistryUsername, "SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD_FILE": &c.RegistryPasswordFile, "SCHEMA_REGISTRY_BEARER_TOKEN_FILE": &c.RegistryBearerTokenFile,
+		"SCHEMA_REGISTRY_TLS_CA_FILE": &c.RegistryTLSCAFile, "SCHEMA_REGISTRY_TLS_CERT_FILE": &c.RegistryTLSCertFile, "SCHEMA_REGISTRY_TLS_KEY_FILE": &c.RegistryTLSKeyFile} {
 		if v := getenv(name); v != "" {
 			*dst = v
 		}
 	}
 	c.KafkaSASLPassword = Secret(getenv("KAFKA_SASL_PASSWORD"))
 	c.KafkaOAuthClientSecret = Secret(getenv("KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"))
+	c.RegistryPassword = Secret(getenv("SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD"))
+	c.RegistryBearerToken = Secret(getenv("SCHEMA_REGISTRY_BEARER_TOKEN"))
 	if v := getenv("KAFKA_TLS_INSECURE_SKIP_VERIFY"); v != "" {
 		switch strings.ToLower(v) {
 		case "true":
@@ -273,7 +314,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 // Describe renders the configuration one field a line, for checkconfig. Secrets
 // show as [redacted], or [from file PATH] when read from a file.
 func (c Config) Describe() string {
-	return c.describeBase() + c.describeKafkaSecurity()
+	return c.describeBase() + c.describeKafkaSecurity() + c.describeRegistry()
 }
 
 func (c Config) describeBase() string {
@@ -348,6 +389,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("topic-gone-after: must not be negative"))
 	}
 	errs = append(errs, c.validateKafkaSecurity()...)
+	errs = append(errs, c.validateRegistry()...)
 	return errors.Join(errs...)
 }
 

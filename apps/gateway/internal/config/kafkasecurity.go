@@ -209,41 +209,60 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		ServerName:         c.KafkaTLSServerName,
 		InsecureSkipVerify: c.KafkaTLSInsecureSkipVerify,
 	}
-	if c.KafkaTLSCAFile != "" {
-		raw, err := os.ReadFile(c.KafkaTLSCAFile)
+	err := loadTLSFiles(tc, tlsFiles{
+		ca: c.KafkaTLSCAFile, cert: c.KafkaTLSCertFile, key: c.KafkaTLSKeyFile,
+		caVar: "KAFKA_TLS_CA_FILE", certVar: "KAFKA_TLS_CERT_FILE", keyVar: "KAFKA_TLS_KEY_FILE",
+	})
+	return tc, err
+}
+
+// tlsFiles are the PEM files of a TLS client (a CA bundle, a client
+// certificate and its key; each may be empty) and the variables that name them.
+type tlsFiles struct {
+	ca, cert, key          string
+	caVar, certVar, keyVar string
+}
+
+// loadTLSFiles reads f into tc: the CA bundle as its roots, the certificate
+// (which must be valid now) and key as its client certificate. Errors name
+// the variable and the path, never a key's content.
+func loadTLSFiles(tc *tls.Config, f tlsFiles) error {
+	if f.ca != "" {
+		raw, err := os.ReadFile(f.ca)
 		if err != nil {
-			return nil, fmt.Errorf("KAFKA_TLS_CA_FILE: %w", err)
+			return fmt.Errorf("%s: %w", f.caVar, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(raw) {
-			return nil, fmt.Errorf("KAFKA_TLS_CA_FILE: %s holds no PEM certificate", c.KafkaTLSCAFile)
+			return fmt.Errorf("%s: %s holds no PEM certificate", f.caVar, f.ca)
 		}
 		tc.RootCAs = pool
 	}
-	if c.KafkaTLSCertFile != "" {
-		certPEM, err := os.ReadFile(c.KafkaTLSCertFile)
-		if err != nil {
-			return nil, fmt.Errorf("KAFKA_TLS_CERT_FILE: %w", err)
-		}
-		keyPEM, err := os.ReadFile(c.KafkaTLSKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("KAFKA_TLS_KEY_FILE: %w", err)
-		}
-		leaf, err := firstCertificate(certPEM)
-		if err != nil {
-			return nil, fmt.Errorf("KAFKA_TLS_CERT_FILE: %s: %v", c.KafkaTLSCertFile, err)
-		}
-		if now := time.Now(); now.After(leaf.NotAfter) || now.Before(leaf.NotBefore) {
-			return nil, fmt.Errorf("KAFKA_TLS_CERT_FILE: %s: the certificate is valid from %s to %s only", c.KafkaTLSCertFile, leaf.NotBefore.Format(time.RFC3339), leaf.NotAfter.Format(time.RFC3339))
-		}
-		// The key's parse errors are fixed texts, never the key's content.
-		pair, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			return nil, fmt.Errorf("KAFKA_TLS_KEY_FILE: %s is not the PEM private key of the certificate in KAFKA_TLS_CERT_FILE (%v)", c.KafkaTLSKeyFile, err)
-		}
-		tc.Certificates = []tls.Certificate{pair}
+	if f.cert == "" {
+		return nil
 	}
-	return tc, nil
+	certPEM, err := os.ReadFile(f.cert)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.certVar, err)
+	}
+	keyPEM, err := os.ReadFile(f.key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.keyVar, err)
+	}
+	leaf, err := firstCertificate(certPEM)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %v", f.certVar, f.cert, err)
+	}
+	if now := time.Now(); now.After(leaf.NotAfter) || now.Before(leaf.NotBefore) {
+		return fmt.Errorf("%s: %s: the certificate is valid from %s to %s only", f.certVar, f.cert, leaf.NotBefore.Format(time.RFC3339), leaf.NotAfter.Format(time.RFC3339))
+	}
+	// The key's parse errors are fixed texts, never the key's content.
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("%s: %s is not the PEM private key of the certificate in %s (%v)", f.keyVar, f.key, f.certVar, err)
+	}
+	tc.Certificates = []tls.Certificate{pair}
+	return nil
 }
 
 // firstCertificate parses the first CERTIFICATE block of a PEM file.

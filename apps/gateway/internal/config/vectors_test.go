@@ -68,3 +68,72 @@ func TestKafkaSettingsVectors(t *testing.T) {
 		})
 	}
 }
+
+// registryVectors is packages/protocol/vectors/registry-settings.json: the
+// schema registry settings as every component must read them.
+type registryVectors struct {
+	Cases []struct {
+		Name string            `json:"name"`
+		Env  map[string]string `json:"env"`
+		OK   *struct {
+			Configured bool    `json:"configured"`
+			URL        *string `json:"url"`
+			Auth       string  `json:"auth"`
+			TLS        bool    `json:"tls"`
+		} `json:"ok"`
+		Error string `json:"error"`
+	} `json:"cases"`
+}
+
+func TestRegistrySettingsVectors(t *testing.T) {
+	raw, err := os.ReadFile("../../../../packages/protocol/vectors/registry-settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v registryVectors
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Cases) < 20 {
+		t.Fatalf("only %d cases", len(v.Cases))
+	}
+	for _, tc := range v.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			cfg, err := Load(nil, func(name string) string { return tc.Env[name] })
+			if tc.Error != "" {
+				if err == nil {
+					t.Fatalf("no error; want one naming %s", tc.Error)
+				}
+				if msg := err.Error(); !strings.HasPrefix(msg, tc.Error+":") {
+					t.Fatalf("error %q does not start with %s:", msg, tc.Error)
+				}
+				if strings.Contains(err.Error(), "s3cret") {
+					t.Fatal("the error holds a secret")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			o, err := cfg.RegistryOptions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			auth := "none"
+			switch {
+			case o.BearerToken != "":
+				auth = "bearer"
+			case o.Username != "":
+				auth = "basic"
+			}
+			url := ""
+			if tc.OK.URL != nil {
+				url = *tc.OK.URL
+			}
+			customTLS := cfg.RegistryTLSCAFile != "" || cfg.RegistryTLSCertFile != ""
+			if cfg.RegistryConfigured() != tc.OK.Configured || o.URL != url || auth != tc.OK.Auth || customTLS != tc.OK.TLS {
+				t.Fatalf("got configured %v, url %q, auth %s, tls %v; want %+v", cfg.RegistryConfigured(), o.URL, auth, customTLS, *tc.OK)
+			}
+		})
+	}
+}
