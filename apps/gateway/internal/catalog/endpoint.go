@@ -14,7 +14,8 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 )
 
-// PayloadFormat is what an endpoint's records hold: "json", "text" or "bytes".
+// PayloadFormat is what an endpoint's records hold: "json", "text", "bytes",
+// or one of the schema-registry formats.
 type PayloadFormat string
 
 // The payload formats of CATALOG.md.
@@ -22,7 +23,25 @@ const (
 	FormatJSON  PayloadFormat = "json"
 	FormatText  PayloadFormat = "text"
 	FormatBytes PayloadFormat = "bytes"
+	// The registry-backed formats: records in the Confluent wire format (a
+	// zero byte, the writer's schema id, the encoded data), served as JSON.
+	FormatAvro       PayloadFormat = "avro"
+	FormatProtobuf   PayloadFormat = "protobuf"
+	FormatJSONSchema PayloadFormat = "json-schema"
 )
+
+// RegistryBacked reports whether f's records carry a schema registry's wire format.
+func (f PayloadFormat) RegistryBacked() bool {
+	return f == FormatAvro || f == FormatProtobuf || f == FormatJSONSchema
+}
+
+// ValueSchema is the registry subject an endpoint publishes with; subscribing
+// decodes each record with the schema its own id names.
+type ValueSchema struct {
+	Subject string
+	// Version is the pinned version to publish with; 0 is the latest.
+	Version int
+}
 
 // API names the streaming API an endpoint belongs to (informational: the gateway
 // only reports it, e.g. in logs and metrics).
@@ -45,7 +64,9 @@ type Endpoint struct {
 	Publish    bool
 	Format     PayloadFormat
 	SchemaJSON json.RawMessage // compacted JSON Schema; nil when none
-	API        API
+	// ValueSchema is set exactly for the registry-backed formats.
+	ValueSchema *ValueSchema
+	API         API
 
 	schema *jsonschema.Schema // compiled SchemaJSON; nil when none
 }
@@ -133,7 +154,8 @@ func firstInvalidUTF8(data []byte) int {
 func (e *Endpoint) same(o *Endpoint) bool {
 	return e.ID == o.ID && e.Path == o.Path && e.Topic == o.Topic && e.Key == o.Key &&
 		e.KeyParam == o.KeyParam && e.Subscribe == o.Subscribe && e.Publish == o.Publish &&
-		e.Format == o.Format && bytes.Equal(e.SchemaJSON, o.SchemaJSON) && e.API == o.API
+		e.Format == o.Format && bytes.Equal(e.SchemaJSON, o.SchemaJSON) && e.API == o.API &&
+		(e.ValueSchema == nil) == (o.ValueSchema == nil) && (e.ValueSchema == nil || *e.ValueSchema == *o.ValueSchema)
 }
 
 // slot is what an endpoint claims in the path space: one exact (topic, key), or
@@ -161,7 +183,11 @@ type endpointValue struct {
 	Operations    []string        `json:"operations"`
 	PayloadFormat *string         `json:"payload_format"`
 	JSONSchema    json.RawMessage `json:"json_schema"`
-	API           *struct {
+	ValueSchema   *struct {
+		Subject *string `json:"subject"`
+		Version *int64  `json:"version"`
+	} `json:"value_schema"`
+	API *struct {
 		ID      string `json:"id"`
 		Name    string `json:"name"`
 		Version string `json:"version"`
@@ -248,10 +274,27 @@ func parseEndpoint(id string, value []byte) (*Endpoint, error) {
 		return nil, errors.New("payload_format: missing")
 	}
 	switch f := PayloadFormat(*v.PayloadFormat); f {
-	case FormatJSON, FormatText, FormatBytes:
+	case FormatJSON, FormatText, FormatBytes, FormatAvro, FormatProtobuf, FormatJSONSchema:
 		e.Format = f
 	default:
-		return nil, fmt.Errorf("payload_format: %q is not json, text or bytes", truncate(string(f)))
+		return nil, fmt.Errorf("payload_format: %q is not json, text, bytes, avro, protobuf or json-schema", truncate(string(f)))
+	}
+	switch vs := v.ValueSchema; {
+	case !e.Format.RegistryBacked() && vs != nil:
+		return nil, fmt.Errorf("value_schema: only avro, protobuf and json-schema endpoints have one, this one is %s", e.Format)
+	case e.Format.RegistryBacked() && vs == nil:
+		return nil, fmt.Errorf("value_schema: required for a %s endpoint", e.Format)
+	case e.Format.RegistryBacked():
+		if vs.Subject == nil || *vs.Subject == "" || len(*vs.Subject) > 255 {
+			return nil, errors.New("value_schema.subject: must be a string of 1 to 255 bytes")
+		}
+		e.ValueSchema = &ValueSchema{Subject: *vs.Subject}
+		if vs.Version != nil {
+			if *vs.Version < 1 || *vs.Version > 1<<31-1 {
+				return nil, fmt.Errorf("value_schema.version: %d is not a positive version (null for the latest)", *vs.Version)
+			}
+			e.ValueSchema.Version = int(*vs.Version)
+		}
 	}
 
 	if s := bytes.TrimSpace(v.JSONSchema); len(s) > 0 && !bytes.Equal(s, []byte("null")) {

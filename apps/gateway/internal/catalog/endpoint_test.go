@@ -91,6 +91,13 @@ func TestParseEndpointRejections(t *testing.T) {
 		{"schema invalid", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"type": 5})), "json_schema: does not compile"},
 		{"schema bad regex", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"pattern": "("})), "json_schema: does not compile"},
 		{"schema remote ref", endpointRecord("e", "t", "k", "", set("json_schema", map[string]any{"$ref": "https://example.com/s.json"})), "json_schema: does not compile"},
+		{"registry format without value_schema", endpointRecord("e", "t", "k", "", set("payload_format", "avro")), "value_schema: required for a avro endpoint"},
+		{"value_schema on json", endpointRecord("e", "t", "k", "", set("value_schema", map[string]any{"subject": "t-value", "version": nil})), "value_schema: only avro, protobuf and json-schema"},
+		{"value_schema without subject", endpointRecord("e", "t", "k", "", set("payload_format", "protobuf"), set("value_schema", map[string]any{"version": 2})), "value_schema.subject: must be"},
+		{"value_schema empty subject", endpointRecord("e", "t", "k", "", set("payload_format", "protobuf"), set("value_schema", map[string]any{"subject": ""})), "value_schema.subject: must be"},
+		{"value_schema version 0", endpointRecord("e", "t", "k", "", set("payload_format", "json-schema"), set("value_schema", map[string]any{"subject": "s", "version": 0})), "value_schema.version: 0 is not"},
+		{"value_schema version not a number", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s", "version": "1"})), "value_schema.version: wrong type"},
+		{"json_schema on avro", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s"}), set("json_schema", map[string]any{})), "json_schema: only json endpoints"},
 		{"api wrong type", endpointRecord("e", "t", "k", "", set("api", "x")), "api: wrong type"},
 		{"api field wrong type", endpointRecord("e", "t", "k", "", set("api", map[string]any{"id": 1})), "api.id: wrong type"},
 	}
@@ -102,6 +109,36 @@ func TestParseEndpointRejections(t *testing.T) {
 			}
 			mustContain(t, err.Error(), tc.want)
 		})
+	}
+}
+
+func TestParseRegistryBackedEndpoints(t *testing.T) {
+	for _, tc := range []struct {
+		format  string
+		version any
+		want    ValueSchema
+	}{
+		{"avro", nil, ValueSchema{Subject: "orders-value"}},
+		{"protobuf", 3, ValueSchema{Subject: "orders-value", Version: 3}},
+		{"json-schema", nil, ValueSchema{Subject: "orders-value"}},
+	} {
+		e, err := parseEndpoint("e", endpointRecord("e", "orders", "", "id", set("payload_format", tc.format),
+			set("value_schema", map[string]any{"subject": "orders-value", "version": tc.version})))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.format, err)
+		}
+		if !e.Format.RegistryBacked() || e.ValueSchema == nil || *e.ValueSchema != tc.want {
+			t.Fatalf("%s: %+v", tc.format, e.ValueSchema)
+		}
+	}
+	json, err := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("value_schema", nil)))
+	if err != nil || json.ValueSchema != nil || json.Format.RegistryBacked() {
+		t.Fatalf("json with a null value_schema: %+v %v", json, err)
+	}
+	pinned, _ := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s", "version": 1})))
+	latest, _ := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s", "version": nil})))
+	if pinned.same(latest) {
+		t.Fatal("the pinned version makes no difference")
 	}
 }
 

@@ -88,6 +88,11 @@ func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protoco
 		if f.DataIsString && !f.Base64 {
 			value, _ = json.Marshal(string(f.Data)) // a JSON string value keeps its quotes
 		}
+	case catalog.FormatAvro, catalog.FormatProtobuf, catalog.FormatJSONSchema:
+		// Encoding JSON with the subject's schema is the next step (issue 16);
+		// producing the client's bytes as they are would corrupt the topic for
+		// every consumer that reads the wire format.
+		return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: endpoint %s is %s: this gateway does not encode schema-registry payloads yet; publish with a Kafka producer that uses the registry", f.Endpoint.String(), ep.Format)
 	case catalog.FormatText:
 		if !f.DataIsString {
 			return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: endpoint %s takes text: send a string", f.Endpoint.String())
