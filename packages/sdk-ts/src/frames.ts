@@ -254,6 +254,8 @@ export interface MessageFrame {
   ts: number;
   data: unknown;
   encoding?: "base64";
+  /** Why a schema-registry endpoint's record arrives undecoded (data is then its raw value, base64). */
+  error?: string;
 }
 export interface GapFrame {
   type: "gap";
@@ -346,6 +348,9 @@ export function decodeServerFrame(text: string): ServerFrame | null {
   }
   if (raw.type === "message" && raw.encoding !== undefined && raw.encoding !== "base64") {
     throw new ProtocolError(Codes.BadFrame, `server message frame: unknown encoding ${JSON.stringify(raw.encoding)}`);
+  }
+  if (raw.type === "message" && raw.error !== undefined && typeof raw.error !== "string") {
+    throw new ProtocolError(Codes.BadFrame, "server message frame: error must be a string");
   }
   return raw as unknown as ServerFrame;
 }

@@ -16,6 +16,12 @@ export interface Message<T = unknown> {
   data: T;
   /** Present when `data` arrived base64-encoded and was decoded to a Uint8Array. */
   encoding?: "base64";
+  /**
+   * Why the record of a schema-registry endpoint (avro, protobuf, json-schema)
+   * arrives undecoded: `data` is then its raw value (bytes). Resuming from
+   * before it later may get it decoded (for instance once the registry answers).
+   */
+  error?: string;
   /** Kafka record timestamp, ms since the epoch. */
   ts: number;
   /** Where the message lives; pass it as `from` to resume after it. */
@@ -210,6 +216,7 @@ export class Subscription<T = unknown> extends Emitter<SubscriptionEvents<T>> im
       position,
     };
     if (frame.encoding === "base64") message.encoding = "base64";
+    if (frame.error !== undefined) message.error = frame.error;
     this.push(message);
     this.emit("message", message);
     if (this.handler) {

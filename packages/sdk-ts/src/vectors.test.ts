@@ -128,6 +128,7 @@ interface ServerFrameVector {
     format: string;
     value?: string;
     value_hex?: string;
+    error?: string;
   };
   delivers?: "json" | "text" | "bytes";
   json: string;
@@ -195,6 +196,7 @@ describe("vectors/server-frames.json", () => {
           case "bytes":
             assert.equal(m.encoding, "base64");
             assert.deepEqual(m.data, recordBytes(input));
+            assert.equal(m.error, input.error);
             break;
           default:
             assert.fail(`message vector without delivers: ${v.delivers}`);

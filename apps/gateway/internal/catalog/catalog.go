@@ -97,10 +97,12 @@ type Catalog struct {
 	endpoints map[string]*Endpoint        // by id: the endpoints being served
 	exact     map[protocol.Path]*Endpoint // exact endpoints by (topic, key)
 	param     map[string]*Endpoint        // parameterised endpoints by topic
-	pending   map[string]*pendingEndpoint // by id: valid endpoints held back by a conflict
-	keys      map[string]verificationKey  // by kid
-	apps      map[string]int64            // app id → tokens_not_before
-	revoked   map[string]int64            // jti → expires_at (0 when unreadable)
+	// registry counts the served endpoints of a schema-registry format per topic.
+	registry map[string]int
+	pending  map[string]*pendingEndpoint // by id: valid endpoints held back by a conflict
+	keys     map[string]verificationKey  // by kid
+	apps     map[string]int64            // app id → tokens_not_before
+	revoked  map[string]int64            // jti → expires_at (0 when unreadable)
 
 	records, bad, ignored atomic.Uint64
 }
@@ -133,6 +135,7 @@ func New(opts Options) *Catalog {
 		endpoints:   map[string]*Endpoint{},
 		exact:       map[protocol.Path]*Endpoint{},
 		param:       map[string]*Endpoint{},
+		registry:    map[string]int{},
 		pending:     map[string]*pendingEndpoint{},
 		keys:        map[string]verificationKey{},
 		apps:        map[string]int64{},
@@ -388,6 +391,8 @@ func (c *Catalog) setSlotLocked(s slot, e *Endpoint) {
 func (c *Catalog) installLocked(ep *Endpoint, evs *[]event) {
 	old := c.endpoints[ep.ID]
 	c.endpoints[ep.ID] = ep
+	c.countRegistryLocked(old, -1)
+	c.countRegistryLocked(ep, 1)
 	if old != nil && old.slot() != ep.slot() {
 		c.setSlotLocked(old.slot(), nil)
 	}
@@ -400,9 +405,29 @@ func (c *Catalog) installLocked(ep *Endpoint, evs *[]event) {
 
 func (c *Catalog) removeLocked(old *Endpoint, evs *[]event) {
 	delete(c.endpoints, old.ID)
+	c.countRegistryLocked(old, -1)
 	c.setSlotLocked(old.slot(), nil)
 	*evs = append(*evs, event{endpoint: true, old: old})
 	c.promoteLocked(old.slot(), evs)
+}
+
+// countRegistryLocked adds delta to the count of e's topic when e is of a
+// schema-registry format.
+func (c *Catalog) countRegistryLocked(e *Endpoint, delta int) {
+	if e == nil || !e.Format.RegistryBacked() {
+		return
+	}
+	if c.registry[e.Topic] += delta; c.registry[e.Topic] <= 0 {
+		delete(c.registry, e.Topic)
+	}
+}
+
+// RegistryBackedTopic reports whether an endpoint of a schema-registry format
+// serves topic: its records are then decoded (internal/decode).
+func (c *Catalog) RegistryBackedTopic(topic string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.registry[topic] > 0
 }
 
 // promoteLocked serves the earliest pending endpoint waiting for s, if any.

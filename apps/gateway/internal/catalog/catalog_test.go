@@ -672,3 +672,30 @@ func TestSafely(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The decoder asks which topics a schema-registry endpoint serves; the answer
+// follows endpoints being added, changed (format, topic) and removed.
+func TestRegistryBackedTopic(t *testing.T) {
+	c, _, _ := newTestCatalog(t)
+	avro := func(id, topic, key string) []byte {
+		return endpointRecord(id, topic, key, "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": topic + "-value"}))
+	}
+	c.Apply("endpoint/a", avro("a", "orders", "1"))
+	c.Apply("endpoint/b", avro("b", "orders", "2"))
+	c.Apply("endpoint/j", endpointRecord("j", "prices", "k", ""))
+	if !c.RegistryBackedTopic("orders") || c.RegistryBackedTopic("prices") {
+		t.Fatal("after adding")
+	}
+	c.Apply("endpoint/a", endpointRecord("a", "orders", "1", "")) // now json
+	if !c.RegistryBackedTopic("orders") {
+		t.Fatal("b still serves orders in avro")
+	}
+	c.Apply("endpoint/b", avro("b", "payments", "2")) // moved to another topic
+	if c.RegistryBackedTopic("orders") || !c.RegistryBackedTopic("payments") {
+		t.Fatal("after moving")
+	}
+	c.Apply("endpoint/b", nil)
+	if c.RegistryBackedTopic("payments") {
+		t.Fatal("after removing")
+	}
+}

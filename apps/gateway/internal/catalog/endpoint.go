@@ -31,9 +31,7 @@ const (
 )
 
 // RegistryBacked reports whether f's records carry a schema registry's wire format.
-func (f PayloadFormat) RegistryBacked() bool {
-	return f == FormatAvro || f == FormatProtobuf || f == FormatJSONSchema
-}
+func (f PayloadFormat) RegistryBacked() bool { return protocol.RegistryFormat(string(f)) }
 
 // ValueSchema is the registry subject an endpoint publishes with; subscribing
 // decodes each record with the schema its own id names.

@@ -24,11 +24,11 @@ func TestSSEWritesTheServerFrameVectors(t *testing.T) {
 			Name, Type, SSE string
 			Fields          json.RawMessage
 			Input           struct {
-				Endpoint, Epoch, Format string
-				Partition               int32
-				Seq, TS                 int64
-				Value                   *string
-				ValueHex                string `json:"value_hex"`
+				Endpoint, Epoch, Format, Error string
+				Partition                      int32
+				Seq, TS                        int64
+				Value                          *string
+				ValueHex                       string `json:"value_hex"`
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func TestSSEWritesTheServerFrameVectors(t *testing.T) {
 			if in.Value != nil {
 				value = []byte(*in.Value)
 			}
-			f := hub.NewFrame(&protocol.Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: protocol.EncodingFor(in.Format, value)})
+			f := hub.NewFrame(&protocol.Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: protocol.EncodingFor(in.Format, value), Error: in.Error})
 			got = appendEvent([]byte("before"), &item{frame: f})[len("before"):]
 		case "subscribed":
 			var s protocol.Subscribed

@@ -13,6 +13,11 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	TS        int64 // ms
+	// Decoded is Value as JSON for the endpoints of a schema-registry format
+	// (internal/decode sets it); when the record could not be decoded, Problem
+	// says why and those endpoints send Value as base64 with that reason.
+	Decoded []byte
+	Problem string
 }
 
 // Header is one header of a record a client publishes (the publishing app's

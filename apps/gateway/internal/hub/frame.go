@@ -26,7 +26,7 @@ type Frame struct {
 // newFrame encodes the record's "message" frame, with its WebSocket header in
 // front so every subscriber's socket gets the same bytes with one write.
 func newFrame(m *protocol.Message) *Frame {
-	buf := make([]byte, wsframe.MaxHeader, wsframe.MaxHeader+frameOverhead+len(m.Endpoint)+len(m.Epoch)+dataLen(m))
+	buf := make([]byte, wsframe.MaxHeader, wsframe.MaxHeader+frameOverhead+len(m.Endpoint)+len(m.Epoch)+dataLen(m)+errorLen(m))
 	buf = protocol.AppendMessage(buf, m)
 	start := wsframe.PutHeader(buf[:wsframe.MaxHeader], wsframe.OpText, len(buf)-wsframe.MaxHeader)
 	return &Frame{
@@ -47,6 +47,14 @@ func NewFrame(m *protocol.Message) *Frame { return newFrame(m) }
 // frameOverhead is what a "message" frame adds to its endpoint, epoch and data:
 // names, punctuation and three numbers.
 const frameOverhead = 112
+
+// errorLen is room for a message's error, when it has one.
+func errorLen(m *protocol.Message) int {
+	if m.Error == "" {
+		return 0
+	}
+	return len(m.Error) + len(m.Error)/8 + 12
+}
 
 // dataLen is room for the payload as the frame writes it. Frames stay in the
 // endpoint caches: a size close to the truth keeps them small.

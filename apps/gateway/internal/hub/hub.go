@@ -441,14 +441,26 @@ func (h *Hub) route(t *topicState, r *routedRecord) {
 
 // newFrame builds the frame of one of the endpoint's records; called with ep.mu held.
 func (ep *endpointState) newFrame(r Record) *Frame {
+	data, problem := r.Value, ""
+	if protocol.RegistryFormat(ep.format) {
+		switch {
+		case r.Decoded != nil:
+			data = r.Decoded
+		case r.Problem != "":
+			problem = r.Problem
+		default:
+			problem = "the gateway does not decode this endpoint's records: it has no schema registry (SCHEMA_REGISTRY_URL)"
+		}
+	}
 	return newFrame(&protocol.Message{
 		Endpoint:  ep.path,
 		Epoch:     ep.epoch,
 		Partition: r.Partition,
 		Seq:       r.Offset,
 		TS:        r.TS,
-		Data:      r.Value,
-		Encoding:  protocol.EncodingFor(ep.format, r.Value),
+		Data:      data,
+		Encoding:  protocol.EncodingFor(ep.format, data),
+		Error:     problem,
 	})
 }
 

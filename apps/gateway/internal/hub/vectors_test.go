@@ -24,11 +24,11 @@ func TestFrameWritesTheMessageVectors(t *testing.T) {
 		Frames []struct {
 			Name, Type, JSON string
 			Input            struct {
-				Endpoint, Epoch, Format string
-				Partition               int32
-				Seq, TS                 int64
-				Value                   *string
-				ValueHex                string `json:"value_hex"`
+				Endpoint, Epoch, Format, Error string
+				Partition                      int32
+				Seq, TS                        int64
+				Value                          *string
+				ValueHex                       string `json:"value_hex"`
 			}
 		}
 	}
@@ -46,7 +46,7 @@ func TestFrameWritesTheMessageVectors(t *testing.T) {
 		if in.Value != nil {
 			value = []byte(*in.Value)
 		}
-		f := newFrame(&protocol.Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: protocol.EncodingFor(in.Format, value)})
+		f := newFrame(&protocol.Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: protocol.EncodingFor(in.Format, value), Error: in.Error})
 		if string(f.JSON()) != c.JSON {
 			t.Errorf("%s:\n got %s\nwant %s", c.Name, f.JSON(), c.JSON)
 		}

@@ -29,6 +29,9 @@ type Message struct {
 	TS        int64 // record timestamp, ms
 	Data      []byte
 	Encoding  DataEncoding
+	// Error, when set, says why the record of a schema-registry endpoint
+	// travels undecoded (as base64); written last, as "error".
+	Error string
 }
 
 // AppendMessage writes a "message" frame. It is on the fan-out hot path: the frame
@@ -56,7 +59,17 @@ func AppendMessage(dst []byte, m *Message) []byte {
 		dst = append(dst, `","encoding":"base64`...)
 		dst = append(dst, '"')
 	}
+	if m.Error != "" {
+		dst = append(dst, `,"error":`...)
+		dst = AppendString(dst, m.Error)
+	}
 	return append(dst, '}')
+}
+
+// RegistryFormat reports whether format is one of the schema-registry
+// formats, whose records the gateway decodes to JSON (internal/decode).
+func RegistryFormat(format string) bool {
+	return format == "avro" || format == "protobuf" || format == "json-schema"
 }
 
 // EncodingFor picks how a record's value travels for an endpoint format: a json
@@ -65,7 +78,7 @@ func AppendMessage(dst []byte, m *Message) []byte {
 // falls back to base64 for invalid UTF-8 the same way.
 func EncodingFor(format string, value []byte) DataEncoding {
 	switch format {
-	case "json":
+	case "json", "avro", "protobuf", "json-schema": // the registry formats travel decoded, as JSON
 		if ValidJSON(value) {
 			return DataJSON
 		}

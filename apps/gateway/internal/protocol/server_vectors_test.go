@@ -25,8 +25,10 @@ type MessageInput struct {
 	Seq       int64
 	TS        int64
 	Format    string
-	Value     *string
-	ValueHex  string `json:"value_hex"`
+	// Error is why a schema-registry record was not decoded (Value is then raw).
+	Error    string
+	Value    *string
+	ValueHex string `json:"value_hex"`
 }
 
 // Message builds what the fan-out encodes for the record.
@@ -41,7 +43,7 @@ func (in *MessageInput) Message(t *testing.T) *Message {
 			t.Fatal(err)
 		}
 	}
-	return &Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: EncodingFor(in.Format, value)}
+	return &Message{Endpoint: in.Endpoint, Epoch: in.Epoch, Partition: in.Partition, Seq: in.Seq, TS: in.TS, Data: value, Encoding: EncodingFor(in.Format, value), Error: in.Error}
 }
 
 func loadServerFrames(t *testing.T) []ServerFrameVector {
