@@ -164,7 +164,10 @@ func (d *Decoder) compile(ctx context.Context, id int) (Codec, string, bool) {
 		return nil, fmt.Sprintf("schema id %d could not be fetched (%v); resume from before this message to get it decoded once the registry answers", id, err), false
 	}
 	codec, err := d.o.Compile(ctx, s)
-	if err != nil {
+	switch {
+	case errors.Is(err, registry.ErrUnavailable): // a reference could not be fetched
+		return nil, fmt.Sprintf("schema id %d could not be compiled (%v); resume from before this message to get it decoded once the registry answers", id, err), false
+	case err != nil:
 		return nil, fmt.Sprintf("schema id %d (%s) cannot be used: %v", id, s.Type, err), true
 	}
 	return codec, "", false
