@@ -423,7 +423,7 @@ func (c *Catalog) countRegistryLocked(e *Endpoint, delta int) {
 }
 
 // RegistryBackedTopic reports whether an endpoint of a schema-registry format
-// serves topic: its records are then decoded (internal/decode).
+// serves topic: its records are then decoded (internal/schemawire).
 func (c *Catalog) RegistryBackedTopic(topic string) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -87,6 +87,12 @@ func (e *Endpoint) Allows(op protocol.Op) bool {
 // (compiled schemas are read-only).
 func (e *Endpoint) ValidatePayload(data []byte) *protocol.Error {
 	switch e.Format {
+	case FormatAvro, FormatProtobuf, FormatJSONSchema:
+		// JSON, checked against the subject's schema when it is encoded.
+		if !protocol.ValidJSON(data) {
+			return invalidJSON(data)
+		}
+		return nil
 	case FormatJSON:
 		if !protocol.ValidJSON(data) {
 			return invalidJSON(data)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 )
 
 // AppHeader is the record header carrying the publishing app's id.
@@ -80,19 +82,15 @@ func (s *Edge) httpAccess(r *http.Request, op protocol.Op) (*auth.Claims, protoc
 }
 
 // payloadFor turns a publish frame's data into the record value the endpoint's
-// format expects, and validates it (format, then JSON Schema).
+// format expects, and validates it (format, then JSON Schema). For a
+// schema-registry endpoint it is the JSON that inWireFormat encodes.
 func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protocol.Error) {
 	value := f.Data
 	switch ep.Format {
-	case catalog.FormatJSON:
+	case catalog.FormatJSON, catalog.FormatAvro, catalog.FormatProtobuf, catalog.FormatJSONSchema:
 		if f.DataIsString && !f.Base64 {
 			value, _ = json.Marshal(string(f.Data)) // a JSON string value keeps its quotes
 		}
-	case catalog.FormatAvro, catalog.FormatProtobuf, catalog.FormatJSONSchema:
-		// Encoding JSON with the subject's schema is the next step (issue 16);
-		// producing the client's bytes as they are would corrupt the topic for
-		// every consumer that reads the wire format.
-		return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: endpoint %s is %s: this gateway does not encode schema-registry payloads yet; publish with a Kafka producer that uses the registry", f.Endpoint.String(), ep.Format)
 	case catalog.FormatText:
 		if !f.DataIsString {
 			return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: endpoint %s takes text: send a string", f.Endpoint.String())
@@ -105,6 +103,28 @@ func payloadFor(ep *catalog.Endpoint, f *protocol.ClientFrame) ([]byte, *protoco
 		return nil, err
 	}
 	return value, nil
+}
+
+// inWireFormat encodes the JSON value of a publish to a schema-registry
+// endpoint with its subject's schema (edge.Options.Encoder); other values pass
+// as they are. Producing a client's bytes as they are to such an endpoint
+// would put records without the wire format on the topic, so without a
+// registry the publish is refused.
+func (s *Edge) inWireFormat(ctx context.Context, ep *catalog.Endpoint, value []byte) ([]byte, *protocol.Error) {
+	if !ep.Format.RegistryBacked() {
+		return value, nil
+	}
+	if s.opt.Encoder == nil || ep.ValueSchema == nil {
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "endpoint %s is %s, but this gateway has no schema registry (SCHEMA_REGISTRY_URL)", ep.Path, ep.Format)
+	}
+	record, err := s.opt.Encoder.Encode(ctx, ep.ValueSchema.Subject, ep.ValueSchema.Version, value)
+	switch {
+	case errors.Is(err, schemawire.ErrInvalid):
+		return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: %s", strings.TrimPrefix(err.Error(), schemawire.ErrInvalid.Error()+": "))
+	case err != nil:
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "endpoint %s: %v", ep.Path, err)
+	}
+	return record, nil
 }
 
 // publish writes value to the endpoint's topic under the path's key and calls

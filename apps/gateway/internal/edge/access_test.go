@@ -1,27 +1,74 @@
 package edge
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
+	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 )
 
-// Until the gateway encodes with the registry, a publish to a registry-backed
-// endpoint is refused: producing the client's bytes as they are would put
-// records without the wire format on the topic.
-func TestPublishToARegistryBackedEndpointIsRefused(t *testing.T) {
+// pairsCodec "encodes" a JSON object {"a": n} as the byte n, and refuses the rest.
+type pairsCodec struct{}
+
+func (pairsCodec) Encode(j []byte) ([]byte, error) {
+	if len(j) == 7 && strings.HasPrefix(string(j), `{"a":`) {
+		return []byte{j[5] - '0'}, nil
+	}
+	return nil, errors.New(`$.a: expected an int, got "x"`)
+}
+
+// A publish to a schema-registry endpoint is the client's JSON encoded with the
+// subject's schema in the wire format; without a registry it is refused, since
+// producing the client's bytes as they are would put records without the wire
+// format on the topic.
+func TestPublishToARegistryBackedEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/subjects/orders-value/versions/latest" {
+			_, _ = w.Write([]byte(`{"subject":"orders-value","version":2,"id":300,"schema":"{}"}`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error_code":40401}`))
+	}))
+	defer srv.Close()
+	enc := schemawire.NewEncoder(registry.New(registry.Options{URL: srv.URL}), func(context.Context, *registry.Schema) (schemawire.Encoding, error) {
+		return pairsCodec{}, nil
+	})
+	with, without := &Edge{opt: Options{Encoder: enc}}, &Edge{}
+	ep := func(format catalog.PayloadFormat, subject string) *catalog.Endpoint {
+		return &catalog.Endpoint{Path: "/orders/{id}", Topic: "orders", KeyParam: "id", Publish: true, Format: format, ValueSchema: &catalog.ValueSchema{Subject: subject}}
+	}
 	for _, format := range []catalog.PayloadFormat{catalog.FormatAvro, catalog.FormatProtobuf, catalog.FormatJSONSchema} {
-		ep := &catalog.Endpoint{Path: "/orders/{id}", Topic: "orders", KeyParam: "id", Publish: true, Format: format,
-			ValueSchema: &catalog.ValueSchema{Subject: "orders-value"}}
-		value, err := payloadFor(ep, &protocol.ClientFrame{Type: "publish", Data: []byte(`{"a":1}`)})
-		if value != nil || err == nil || err.Code != protocol.CodeInvalidPayload || !strings.Contains(err.Message, string(format)) {
-			t.Fatalf("%s: %q %+v", format, value, err)
+		value, perr := payloadFor(ep(format, "orders-value"), &protocol.ClientFrame{Type: "publish", Data: []byte(`{"a":7}`)})
+		if perr != nil || string(value) != `{"a":7}` {
+			t.Fatalf("%s: the JSON to encode: %q %+v", format, value, perr)
+		}
+		record, perr := with.inWireFormat(context.Background(), ep(format, "orders-value"), value)
+		if perr != nil || string(record) != string([]byte{0, 0, 0, 1, 44, 7}) {
+			t.Fatalf("%s: wire record %v %+v", format, record, perr)
+		}
+		if _, perr := without.inWireFormat(context.Background(), ep(format, "orders-value"), value); perr == nil || perr.Code != protocol.CodeUnavailable || !strings.Contains(perr.Message, "SCHEMA_REGISTRY_URL") {
+			t.Fatalf("%s without a registry: %+v", format, perr)
 		}
 	}
+	if _, perr := with.inWireFormat(context.Background(), ep(catalog.FormatAvro, "orders-value"), []byte(`{"a":"x"}`)); perr == nil || perr.Code != protocol.CodeInvalidPayload || perr.Message != `data: $.a: expected an int, got "x"` {
+		t.Fatalf("a value that does not fit: %+v", perr)
+	}
+	if _, perr := with.inWireFormat(context.Background(), ep(catalog.FormatAvro, "nope-value"), []byte(`{"a":1}`)); perr == nil || perr.Code != protocol.CodeUnavailable || !strings.Contains(perr.Message, "nope-value") {
+		t.Fatalf("a subject the registry does not have: %+v", perr)
+	}
+	if _, perr := payloadFor(ep(catalog.FormatAvro, "orders-value"), &protocol.ClientFrame{Type: "publish", Data: []byte(`not json`)}); perr == nil || perr.Code != protocol.CodeInvalidPayload {
+		t.Fatalf("not JSON: %+v", perr)
+	}
 	json := &catalog.Endpoint{Path: "/orders/{id}", Topic: "orders", KeyParam: "id", Publish: true, Format: catalog.FormatJSON}
-	if value, err := payloadFor(json, &protocol.ClientFrame{Type: "publish", Data: []byte(`{"a":1}`)}); err != nil || string(value) != `{"a":1}` {
-		t.Fatalf("json: %q %+v", value, err)
+	if value, perr := with.inWireFormat(context.Background(), json, []byte(`{"a":1}`)); perr != nil || string(value) != `{"a":1}` {
+		t.Fatalf("json passes as it is: %q %+v", value, perr)
 	}
 }

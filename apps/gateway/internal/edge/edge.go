@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 )
 
 // Verifier checks tokens (auth.Verifier).
@@ -56,6 +57,9 @@ type Options struct {
 	PingInterval     time.Duration // WebSocket pings (default 25s)
 	IdleTimeout      time.Duration // silence before a connection is closed (default 60s)
 	PublishTimeout   time.Duration // for Kafka's acknowledgement (default 10s)
+	// Encoder encodes publishes to schema-registry endpoints; nil when the
+	// node has no registry (such publishes are then refused).
+	Encoder *schemawire.Encoder
 }
 
 // Edge is the client-facing side of one node.

@@ -34,6 +34,11 @@ func (s *Edge) servePublish(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, perr)
 		return
 	}
+	body, perr = s.inWireFormat(r.Context(), ep, body)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
 	var ack protocol.Published
 	acked := make(chan struct{})
 	s.publish(r.Context(), claims, p, body, func(a protocol.Published, e *protocol.Error) {
@@ -61,7 +66,7 @@ func checkContentType(ep *catalog.Endpoint, header string) *protocol.Error {
 		return protocol.Errorf(protocol.CodeBadFrame, "Content-Type: %q is not a media type", header)
 	}
 	switch ep.Format {
-	case catalog.FormatJSON:
+	case catalog.FormatJSON, catalog.FormatAvro, catalog.FormatProtobuf, catalog.FormatJSONSchema:
 		if mt != "application/json" && !hasJSONSuffix(mt) {
 			return protocol.Errorf(protocol.CodeInvalidPayload, "Content-Type: endpoint %s takes application/json, not %s", ep.Path, mt)
 		}

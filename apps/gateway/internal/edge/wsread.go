@@ -236,6 +236,9 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 		return
 	}
 	value, err := payloadFor(ep, f)
+	if err == nil {
+		value, err = c.srv.inWireFormat(c.srv.ctx, ep, value)
+	}
 	if err != nil {
 		c.sendError(f.ID, err)
 		return

@@ -14,7 +14,7 @@ type Record struct {
 	Value     []byte
 	TS        int64 // ms
 	// Decoded is Value as JSON for the endpoints of a schema-registry format
-	// (internal/decode sets it); when the record could not be decoded, Problem
+	// (internal/schemawire sets it); when the record could not be decoded, Problem
 	// says why and those endpoints send Value as base64 with that reason.
 	Decoded []byte
 	Problem string

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// An endpoint of a schema-registry format sends what internal/decode made of
+// An endpoint of a schema-registry format sends what internal/schemawire made of
 // the record: the JSON, or the raw value as base64 with the reason; other
 // endpoints of the topic keep the raw value.
 func TestFramesOfRegistryFormats(t *testing.T) {

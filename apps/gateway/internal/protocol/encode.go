@@ -67,7 +67,7 @@ func AppendMessage(dst []byte, m *Message) []byte {
 }
 
 // RegistryFormat reports whether format is one of the schema-registry
-// formats, whose records the gateway decodes to JSON (internal/decode).
+// formats, whose records the gateway decodes to JSON (internal/schemawire).
 func RegistryFormat(format string) bool {
 	return format == "avro" || format == "protobuf" || format == "json-schema"
 }

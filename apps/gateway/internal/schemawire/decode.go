@@ -1,5 +1,8 @@
-// Package decode serves the records of schema-registry-backed endpoints (avro,
-// protobuf, json-schema) as JSON. It wraps the hub's Backend: every record of a
+// Package schemawire serves the records of schema-registry-backed endpoints
+// (avro, protobuf, json-schema: the Confluent wire format) as JSON, and turns
+// the JSON publishes to them into such records (encode.go).
+//
+// Decoding wraps the hub's Backend: every record of a
 // topic that such an endpoint serves, live or read back for a resume, is decoded
 // once, on the topic's consumer goroutine, before the hub fans it out; the hub
 // then puts the JSON in the frames of those endpoints and the raw value in the
@@ -12,7 +15,7 @@
 // outage costs the registry one request per id per second, not one per record;
 // a client resuming from before such a record once the registry answers gets it
 // decoded.
-package decode
+package schemawire
 
 import (
 	"container/list"

@@ -1,0 +1,108 @@
+package schemawire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
+)
+
+// Encoding is a codec able to encode JSON (the schema package's Codec).
+type Encoding interface {
+	Encode(jsonText []byte) ([]byte, error)
+}
+
+// EncodingCompiler builds the Encoding of a schema.
+type EncodingCompiler func(ctx context.Context, s *registry.Schema) (Encoding, error)
+
+// Encoder turns the JSON a client publishes to a registry-backed endpoint into
+// a record in the wire format: encoded with the endpoint's subject at its
+// pinned version, or at the latest version (looked up again after LatestTTL,
+// so a new version is picked up without a restart). Nothing is registered:
+// the subject must exist.
+type Encoder struct {
+	reg       *registry.Client
+	compile   EncodingCompiler
+	latestTTL time.Duration
+	timeout   time.Duration
+	now       func() time.Time
+
+	mu      sync.Mutex
+	subject map[subjectVersion]encoding
+}
+
+type subjectVersion struct {
+	subject string
+	version int // 0: the latest
+}
+
+type encoding struct {
+	id      int
+	codec   Encoding
+	fetched time.Time
+}
+
+// LatestTTL is how long the latest version of a subject is used before it is
+// looked up again.
+const LatestTTL = 30 * time.Second
+
+// NewEncoder returns an Encoder.
+func NewEncoder(reg *registry.Client, compile EncodingCompiler) *Encoder {
+	return &Encoder{reg: reg, compile: compile, latestTTL: LatestTTL, timeout: 5 * time.Second, now: time.Now, subject: map[subjectVersion]encoding{}}
+}
+
+// ErrInvalid wraps an encoding error: the JSON does not fit the schema (the
+// message names the field). Other errors are the registry's or the schema's:
+// ErrRegistry.
+var (
+	ErrInvalid  = errors.New("the data does not fit the endpoint's schema")
+	ErrRegistry = errors.New("the endpoint's schema is not available")
+)
+
+// Encode returns the wire-format record of jsonText for subject at version (0:
+// the latest).
+func (e *Encoder) Encode(ctx context.Context, subject string, version int, jsonText []byte) ([]byte, error) {
+	enc, err := e.encoding(ctx, subjectVersion{subject, version})
+	if err != nil {
+		return nil, err
+	}
+	data, err := enc.codec.Encode(jsonText)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return append(registry.AppendWire(make([]byte, 0, registry.WireHeaderSize+len(data)), enc.id), data...), nil
+}
+
+func (e *Encoder) encoding(ctx context.Context, sv subjectVersion) (encoding, error) {
+	e.mu.Lock()
+	cached, ok := e.subject[sv]
+	e.mu.Unlock()
+	if ok && (sv.version > 0 || e.now().Sub(cached.fetched) < e.latestTTL) {
+		return cached, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	v, err := e.reg.Version(ctx, sv.subject, sv.version)
+	if err != nil {
+		if ok && errors.Is(err, registry.ErrUnavailable) {
+			return cached, nil // the version known a moment ago beats refusing every publish
+		}
+		return encoding{}, fmt.Errorf("%w: %v", ErrRegistry, err)
+	}
+	if ok && cached.id == v.Schema.ID {
+		cached.fetched = e.now()
+	} else {
+		codec, err := e.compile(ctx, v.Schema)
+		if err != nil {
+			return encoding{}, fmt.Errorf("%w: subject %q version %d (schema id %d): %v", ErrRegistry, sv.subject, v.Version, v.Schema.ID, err)
+		}
+		cached = encoding{id: v.Schema.ID, codec: codec, fetched: e.now()}
+	}
+	e.mu.Lock()
+	e.subject[sv] = cached
+	e.mu.Unlock()
+	return cached, nil
+}
