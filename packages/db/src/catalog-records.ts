@@ -29,7 +29,7 @@ export function endpointRecord(endpoint: Endpoint, api: Pick<StreamingApi, "id" 
       payload_format: endpoint.payloadFormat,
       json_schema: endpoint.jsonSchema ?? null,
       // Registry formats only: the subject as the portal computed it from its strategy; version null is the latest.
-      value_schema: endpoint.valueSubject === null ? null : { subject: endpoint.valueSubject, version: endpoint.valueSchemaVersion },
+      value_schema: endpoint.valueSubject ? { subject: endpoint.valueSubject, version: endpoint.valueSchemaVersion ?? null } : null,
       api: { id: api.id, name: api.name, version: api.version },
     },
   };
