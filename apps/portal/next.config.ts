@@ -11,8 +11,8 @@ const securityHeaders = [
 ];
 
 const nextConfig: NextConfig = {
-  // @sluice/db and @sluice/kafka-settings ship TypeScript sources (their exports point at src/*.ts).
-  transpilePackages: ["@sluice/db", "@sluice/kafka-settings"],
+  // @sluice/db, @sluice/kafka-settings and @sluice/schema-registry ship TypeScript sources (their exports point at src/*.ts).
+  transpilePackages: ["@sluice/db", "@sluice/kafka-settings", "@sluice/schema-registry"],
   // kafkajs and pg are Node libraries with optional native paths: load them at run time.
   // @sluice/codegen runs @asyncapi/generator, which reads its templates from disk
   // and requires modules dynamically: bundling it would lose both.

@@ -70,6 +70,7 @@ describe("creating endpoints", () => {
       operations: ["subscribe", "publish"],
       payload_format: "json",
       json_schema: schema,
+      value_schema: null,
       api: { id: apiId, name: apiRow!.name, version: "1.0.0" },
     });
     const audit = await auditRows(data!.id, "endpoint.create");

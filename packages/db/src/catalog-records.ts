@@ -28,6 +28,8 @@ export function endpointRecord(endpoint: Endpoint, api: Pick<StreamingApi, "id" 
       operations: endpoint.operations,
       payload_format: endpoint.payloadFormat,
       json_schema: endpoint.jsonSchema ?? null,
+      // Registry formats only: the subject as the portal computed it from its strategy; version null is the latest.
+      value_schema: endpoint.valueSubject ? { subject: endpoint.valueSubject, version: endpoint.valueSchemaVersion ?? null } : null,
       api: { id: api.id, name: api.name, version: api.version },
     },
   };

@@ -4,10 +4,35 @@
 // path (portal, API, a manual SQL session) can store a catalog the gateway
 // would have to reject.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, jsonb, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 export const userRole = pgEnum("user_role", ["admin", "editor", "viewer"]);
-export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes"]);
+export const payloadFormat = pgEnum("payload_format", ["json", "text", "bytes", "avro", "protobuf", "json-schema"]);
+/** The payload formats whose records carry the Confluent wire format, decoded with a schema registry. */
+export const REGISTRY_FORMATS = ["avro", "protobuf", "json-schema"] as const;
+/**
+ * How an endpoint's value subject is named (the registry's subject name
+ * strategies): `topic` is `<topic>-value` (TopicNameStrategy), `record` the
+ * record's full name (RecordNameStrategy), `topic-record` `<topic>-<record>`
+ * (TopicRecordNameStrategy).
+ */
+export const SUBJECT_STRATEGIES = ["topic", "record", "topic-record"] as const;
+export type SubjectStrategy = (typeof SUBJECT_STRATEGIES)[number];
+export const subjectStrategy = pgEnum("subject_strategy", SUBJECT_STRATEGIES);
 export const signingKeyStatus = pgEnum("signing_key_status", ["active", "retired"]);
 export const accountLinkPurpose = pgEnum("account_link_purpose", ["first_admin", "invite", "password_reset"]);
 /**
@@ -86,6 +111,14 @@ export const endpoints = pgTable(
     operations: text("operations").array().notNull(),
     payloadFormat: payloadFormat("payload_format").notNull().default("json"),
     jsonSchema: jsonb("json_schema"),
+    // The value schema of a registry format (all four set or all null, see the
+    // checks): the subject is stored as computed from strategy, topic and record
+    // name, so the catalog and the gateway never recompute it.
+    valueSubject: text("value_subject"),
+    valueSubjectStrategy: subjectStrategy("value_subject_strategy"),
+    valueRecordName: text("value_record_name"),
+    /** The subject version publishes are encoded with; null is the latest. */
+    valueSchemaVersion: integer("value_schema_version"),
     description: text("description").notNull().default(""),
     examples: jsonb("examples").notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
@@ -110,6 +143,20 @@ export const endpoints = pgTable(
       sql`${t.jsonSchema} is null or (jsonb_typeof(${t.jsonSchema}) = 'object' and ${t.payloadFormat} = 'json')`,
     ),
     check("endpoints_examples_array", sql`jsonb_typeof(${t.examples}) = 'array'`),
+    // Compared as text: an enum value added by a migration cannot be used in the transaction that adds it.
+    check(
+      "endpoints_value_subject_registry",
+      sql`(${t.payloadFormat}::text in ('avro', 'protobuf', 'json-schema')) = (${t.valueSubject} is not null and ${t.valueSubjectStrategy} is not null)`,
+    ),
+    check("endpoints_value_subject_length", sql`${t.valueSubject} is null or char_length(${t.valueSubject}) between 1 and 255`),
+    check(
+      "endpoints_value_record_name",
+      sql`(${t.valueSubjectStrategy} is not null and ${t.valueSubjectStrategy}::text <> 'topic') = (${t.valueRecordName} is not null)`,
+    ),
+    check(
+      "endpoints_value_schema_version",
+      sql`${t.valueSchemaVersion} is null or (${t.valueSchemaVersion} > 0 and ${t.valueSubject} is not null)`,
+    ),
   ],
 );
 

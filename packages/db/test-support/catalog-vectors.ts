@@ -65,7 +65,19 @@ const at = (seconds: number) => new Date(seconds * 1000);
 function endpoint(
   fields: Pick<Endpoint, "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat"> & { jsonSchema?: unknown },
 ): Endpoint {
-  return { apiId: api.id, jsonSchema: null, description: "", examples: [], createdAt: at(NOW), updatedAt: at(NOW), ...fields };
+  return {
+    apiId: api.id,
+    jsonSchema: null,
+    valueSubject: null,
+    valueSubjectStrategy: null,
+    valueRecordName: null,
+    valueSchemaVersion: null,
+    description: "",
+    examples: [],
+    createdAt: at(NOW),
+    updatedAt: at(NOW),
+    ...fields,
+  };
 }
 
 const prices = endpoint({

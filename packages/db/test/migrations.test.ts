@@ -128,6 +128,35 @@ describe("migrations", () => {
     );
   });
 
+  test("endpoints: a value schema exactly for the registry formats", async () => {
+    const apiId = await insertApi("Value schema");
+    const row = (
+      format: string,
+      subject: string | null,
+      strategy: string | null,
+      record: string | null,
+      version: number | null,
+      key: string,
+    ): [string, unknown[]] => [
+      "insert into endpoints (api_id, path, topic, key, operations, payload_format, value_subject, value_subject_strategy, value_record_name, value_schema_version) values ($1, '/vs/' || $7, 'vs', $7, '{subscribe}', $2, $3, $4, $5, $6)",
+      [apiId, format, subject, strategy, record, version, key],
+    ];
+    for (const [format, key] of [
+      ["avro", "a"],
+      ["protobuf", "p"],
+      ["json-schema", "j"],
+    ] as const)
+      await client.query(...row(format, "vs-value", "topic", null, null, key));
+    await client.query(...row("avro", "com.acme.Price", "record", "com.acme.Price", 2, "r"));
+    await client.query(...row("avro", "vs-com.acme.Price", "topic-record", "com.acme.Price", null, "tr"));
+    await expectViolation(...row("avro", null, null, null, null, "x1"), "endpoints_value_subject_registry");
+    await expectViolation(...row("json", "vs-value", "topic", null, null, "x2"), "endpoints_value_subject_registry");
+    await expectViolation(...row("avro", "", "topic", null, null, "x3"), "endpoints_value_subject_length");
+    await expectViolation(...row("avro", "com.acme.Price", "record", null, null, "x4"), "endpoints_value_record_name");
+    await expectViolation(...row("avro", "vs-value", "topic", "com.acme.Price", null, "x5"), "endpoints_value_record_name");
+    await expectViolation(...row("avro", "vs-value", "topic", null, 0, "x6"), "endpoints_value_schema_version");
+  });
+
   test("deleting an API deletes its endpoints", async () => {
     const apiId = await insertApi("Cascade");
     await client.query(insertEndpointSql, [apiId, "/cascade/1", "cascade", "1", null, ["subscribe"]]);

@@ -11,7 +11,8 @@ export interface ConsoleEndpoint {
   /** The exact key, or null for a parameterised endpoint (the user types a key). */
   key: string | null;
   keyParam: string | null;
-  payloadFormat: "json" | "text" | "bytes";
+  /** The registry formats travel as JSON, like json. */
+  payloadFormat: "json" | "text" | "bytes" | "avro" | "protobuf" | "json-schema";
   jsonSchema: Record<string, unknown> | null;
 }
 

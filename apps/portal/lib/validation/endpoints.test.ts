@@ -120,3 +120,108 @@ describe("input shapes", () => {
     });
   });
 });
+
+describe("checkEndpoint: the value schema of the registry formats", () => {
+  const registry = (draft: Partial<EndpointDraft>) => checkEndpoint({ ...base, topic: "prices", keyParam: "symbol", ...draft });
+
+  test("a registry format without valueSchema: the topic strategy, latest version", () => {
+    const r = registry({ payloadFormat: "avro" });
+    assert.ok(r.ok);
+    assert.deepEqual(
+      [r.fields.valueSubject, r.fields.valueSubjectStrategy, r.fields.valueRecordName, r.fields.valueSchemaVersion],
+      ["prices-value", "topic", null, null],
+    );
+  });
+
+  test("the record strategies compute the subject from the record name, with a pinned version", () => {
+    const record = registry({ payloadFormat: "protobuf", valueSchema: { strategy: "record", recordName: "com.acme.Price", version: 3 } });
+    assert.ok(record.ok);
+    assert.deepEqual([record.fields.valueSubject, record.fields.valueSchemaVersion], ["com.acme.Price", 3]);
+    const topicRecord = registry({
+      payloadFormat: "json-schema",
+      valueSchema: { strategy: "topic-record", recordName: "com.acme.Price", version: null },
+    });
+    assert.ok(topicRecord.ok);
+    assert.equal(topicRecord.fields.valueSubject, "prices-com.acme.Price");
+    const fromPath = checkEndpoint({ ...base, path: "/quotes/{s}", payloadFormat: "avro" });
+    assert.ok(fromPath.ok);
+    assert.equal(fromPath.fields.valueSubject, "quotes-value");
+  });
+
+  test("record names are required by the record strategies, and only by them", () => {
+    assert.deepEqual(
+      fieldsOf({ ...base, topic: "prices", key: "k", payloadFormat: "avro", valueSchema: { strategy: "record", version: null } }),
+      ["valueSchema.recordName"],
+    );
+    assert.deepEqual(
+      fieldsOf({
+        ...base,
+        topic: "prices",
+        key: "k",
+        payloadFormat: "avro",
+        valueSchema: { strategy: "topic-record", recordName: "a-b", version: null },
+      }),
+      ["valueSchema.recordName"],
+    );
+    assert.deepEqual(
+      fieldsOf({
+        ...base,
+        topic: "prices",
+        key: "k",
+        payloadFormat: "avro",
+        valueSchema: { strategy: "topic", recordName: "com.acme.Price", version: null },
+      }),
+      ["valueSchema.recordName"],
+    );
+  });
+
+  test("a subject longer than 255 characters is refused", () => {
+    const long = `r${".x".repeat(130)}`;
+    assert.deepEqual(
+      fieldsOf({
+        ...base,
+        topic: "prices",
+        key: "k",
+        payloadFormat: "avro",
+        valueSchema: { strategy: "topic-record", recordName: long, version: null },
+      }),
+      ["valueSchema.subject"],
+    );
+  });
+
+  test("json, text and bytes have no value schema; the registry formats no jsonSchema", () => {
+    assert.deepEqual(
+      fieldsOf({ ...base, topic: "prices", key: "k", payloadFormat: "json", valueSchema: { strategy: "topic", version: null } }),
+      ["valueSchema"],
+    );
+    const json = checkEndpoint({ ...base, topic: "prices", key: "k" });
+    assert.ok(json.ok);
+    assert.equal(json.fields.valueSubject, null);
+    assert.deepEqual(fieldsOf({ ...base, topic: "prices", key: "k", payloadFormat: "avro", jsonSchema: { type: "object" } }), [
+      "jsonSchema",
+    ]);
+  });
+
+  test("the input: the strategy defaults to topic and the version to null; a version is a positive integer", () => {
+    const parsed = parseInput(createEndpointInput, {
+      topic: "t",
+      key: "k",
+      operations: ["subscribe"],
+      payloadFormat: "avro",
+      valueSchema: {},
+    });
+    assert.deepEqual(parsed.valueSchema, { strategy: "topic", version: null });
+    assert.deepEqual(
+      fieldsOfParse(createEndpointInput, {
+        topic: "t",
+        key: "k",
+        operations: ["subscribe"],
+        valueSchema: { strategy: "name", version: 0 },
+      }),
+      ["valueSchema.strategy", "valueSchema.version"],
+    );
+    assert.deepEqual(fieldsOfParse(createEndpointInput, { topic: "t", key: "k", operations: ["subscribe"], payloadFormat: "xml" }), [
+      "payloadFormat",
+    ]);
+  });
+});

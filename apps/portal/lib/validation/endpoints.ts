@@ -1,17 +1,23 @@
 // Input rules for endpoints. Shape and single-field rules are zod; the rules that
 // join fields (path vs topic+key, schema only for json, examples against the
 // schema) live in checkEndpoint so the API and the forms report them per field.
-import { OPERATIONS } from "@sluice/db";
+import { OPERATIONS, REGISTRY_FORMATS, SUBJECT_STRATEGIES, type SubjectStrategy } from "@sluice/db";
 import { z } from "zod";
 
 import { pageQuery } from "../pagination";
 import { buildPath, keyProblem, paramProblem, parseEndpointPath, PathError, topicProblem } from "../catalog/endpoint-path";
+import { MAX_SUBJECT_LENGTH, recordNameProblem, subjectFor } from "../catalog/value-subject";
 import type { FieldError } from "../errors";
 import { description } from "./apis";
 import { compileJsonSchema, describeErrors } from "./json-schema";
 
-export const PAYLOAD_FORMATS = ["json", "text", "bytes"] as const;
+export const PAYLOAD_FORMATS = ["json", "text", "bytes", ...REGISTRY_FORMATS] as const;
 export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
+export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
+
+/** Whether a payload format is registry-backed (Confluent wire format, decoded with the registry). */
+export const isRegistryFormat = (format: PayloadFormat): format is RegistryFormat =>
+  (REGISTRY_FORMATS as readonly string[]).includes(format);
 export const MAX_EXAMPLES = 10;
 export const EXAMPLE_MAX_BYTES = 64 * 1024;
 
@@ -19,7 +25,34 @@ const operations = z
   .array(z.enum(OPERATIONS, { error: "must be subscribe or publish" }), "must be a list: subscribe, publish or both")
   .min(1, "choose at least one operation: subscribe, publish or both")
   .transform((ops) => OPERATIONS.filter((op) => ops.includes(op)));
-const payloadFormat = z.enum(PAYLOAD_FORMATS, { error: "must be json, text or bytes" });
+const payloadFormat = z.enum(PAYLOAD_FORMATS, { error: "must be json, text, bytes, avro, protobuf or json-schema" });
+/**
+ * The value schema of a registry format, as the caller gives it: the subject is
+ * computed from the strategy (a `subject` in the input is ignored: it is
+ * read-only). Omitted for a registry format: the topic strategy, latest version.
+ */
+const valueSchema = z
+  .object({
+    strategy: z
+      .enum(SUBJECT_STRATEGIES, { error: "must be topic, record or topic-record" })
+      .default("topic")
+      .describe("Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)"),
+    recordName: z
+      .string("must be text")
+      .trim()
+      .nullable()
+      .optional()
+      .describe("The record's full name (com.acme.Price): required by the record and topic-record strategies only"),
+    version: z
+      .number("must be a version number or null (latest)")
+      .int("must be a whole number")
+      .positive("must be 1 or more")
+      .nullable()
+      .default(null)
+      .describe("The subject version publishes are encoded with; null: the latest"),
+  })
+  .nullable()
+  .describe("For avro, protobuf and json-schema only: the registry subject of the values");
 const jsonSchema = z.record(z.string(), z.unknown(), "must be a JSON object (a JSON Schema, draft 2020-12)").nullable();
 const examples = z.array(z.unknown(), "must be a list of example messages").max(MAX_EXAMPLES, `at most ${MAX_EXAMPLES} examples`);
 
@@ -39,6 +72,7 @@ export const createEndpointInput = z.object({
   operations,
   payloadFormat: payloadFormat.default("json"),
   jsonSchema: jsonSchema.optional(),
+  valueSchema: valueSchema.optional(),
   description: description.default(""),
   examples: examples.default([]),
 });
@@ -48,6 +82,7 @@ export const updateEndpointInput = z.object({
   operations: operations.optional(),
   payloadFormat: payloadFormat.optional(),
   jsonSchema: jsonSchema.optional(),
+  valueSchema: valueSchema.optional(),
   description: description.optional(),
   examples: examples.optional(),
 });
@@ -71,16 +106,68 @@ export interface EndpointFields {
   operations: (typeof OPERATIONS)[number][];
   payloadFormat: PayloadFormat;
   jsonSchema: Record<string, unknown> | null;
+  /** The four value-schema columns: all set for a registry format, all null otherwise. */
+  valueSubject: string | null;
+  valueSubjectStrategy: SubjectStrategy | null;
+  valueRecordName: string | null;
+  valueSchemaVersion: number | null;
   description: string;
   examples: unknown[];
 }
 
-/** The fields the caller gave, before the path is resolved. */
-export interface EndpointDraft extends Omit<EndpointFields, "path" | "topic" | "key" | "keyParam"> {
+/** The value schema the caller chose, before the subject is computed. */
+export interface ValueSchemaDraft {
+  strategy: SubjectStrategy;
+  recordName?: string | null;
+  version: number | null;
+}
+
+/** The fields the caller gave, before the path and the subject are resolved. */
+export interface EndpointDraft
+  extends Omit<
+    EndpointFields,
+    "path" | "topic" | "key" | "keyParam" | "valueSubject" | "valueSubjectStrategy" | "valueRecordName" | "valueSchemaVersion"
+  > {
   path?: string;
   topic?: string;
   key?: string | null;
   keyParam?: string | null;
+  /** For a registry format; undefined or null there means the topic strategy, latest version. */
+  valueSchema?: ValueSchemaDraft | null;
+}
+
+const NO_VALUE_SCHEMA = { valueSubject: null, valueSubjectStrategy: null, valueRecordName: null, valueSchemaVersion: null } as const;
+
+/**
+ * The value-schema columns of a draft whose topic is known: the subject from
+ * the strategy, or the problems (field, message) with the choice.
+ */
+function valueSchemaFields(
+  draft: EndpointDraft,
+  topic: string | undefined,
+  fail: (field: string, message: string) => void,
+): Pick<EndpointFields, "valueSubject" | "valueSubjectStrategy" | "valueRecordName" | "valueSchemaVersion"> {
+  if (!isRegistryFormat(draft.payloadFormat)) {
+    if (draft.valueSchema)
+      fail(
+        "valueSchema",
+        `is for the registry formats (avro, protobuf, json-schema); this endpoint is ${draft.payloadFormat}. Remove it or choose one of them`,
+      );
+    return NO_VALUE_SCHEMA;
+  }
+  const chosen = draft.valueSchema ?? { strategy: "topic", version: null };
+  const recordName = chosen.recordName === undefined || chosen.recordName === null || chosen.recordName === "" ? null : chosen.recordName;
+  const problem =
+    chosen.strategy === "topic"
+      ? recordName !== null
+        ? "is only for the record and topic-record strategies; the topic strategy's subject is <topic>-value"
+        : undefined
+      : recordNameProblem(recordName ?? "");
+  if (problem) fail("valueSchema.recordName", problem);
+  if (topic === undefined || problem) return NO_VALUE_SCHEMA;
+  const subject = subjectFor(chosen.strategy, topic, recordName);
+  if (subject.length > MAX_SUBJECT_LENGTH) fail("valueSchema.subject", `"${subject}" is longer than ${MAX_SUBJECT_LENGTH} characters`);
+  return { valueSubject: subject, valueSubjectStrategy: chosen.strategy, valueRecordName: recordName, valueSchemaVersion: chosen.version };
 }
 
 /**
@@ -141,6 +228,8 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
       fail(`examples.${i}`, `does not match the schema: ${describeErrors(validate.validate.errors)}`);
   }
 
+  const value = valueSchemaFields(draft, where?.topic, fail);
+
   if (errors.length || !where) return { ok: false, errors };
   return {
     ok: true,
@@ -149,6 +238,7 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
       operations: draft.operations,
       payloadFormat: draft.payloadFormat,
       jsonSchema: draft.jsonSchema ?? null,
+      ...value,
       description: draft.description,
       examples: draft.examples,
     },

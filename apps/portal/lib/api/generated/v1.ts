@@ -157,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Add an endpoint to an API
-         * @description Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it.
+         * @description Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable).
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -203,9 +203,29 @@ export interface paths {
         head?: never;
         /**
          * Change an endpoint
-         * @description Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka.
+         * @description Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`.
          */
         patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/endpoints/{endpointId}/value-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the registry schema of an endpoint's values
+         * @description The endpoint's subject at its pinned version, or the latest. 404 for json, text and bytes endpoints; 503 when the registry is unreachable.
+         */
+        get: operations["getEndpointValueSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/apis/{apiId}/endpoints/{endpointId}/console-token": {
@@ -240,6 +260,46 @@ export interface paths {
          * @description Internal topics (names starting with __) are left out. Cached for a few seconds; 503 when Kafka is unreachable.
          */
         get: operations["listTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics/{topic}/subjects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the registry subjects an endpoint on a topic may use
+         * @description From the schema registry's subjects: `<topic>-value` (strategy topic), `<topic>-<record>` (topic-record) and every subject that is a record's full name (record), in that order. `configured` is false, and the list empty, when the portal has no registry (SCHEMA_REGISTRY_URL). 503 when the registry is unreachable.
+         */
+        get: operations["listTopicSubjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subjects/{subject}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a registry subject with its schema
+         * @description `version` is a version number or `latest`. 404 when the subject or version does not exist; 422 when the portal has no registry; 503 when it is unreachable.
+         */
+        get: operations["getSubjectVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -659,7 +719,7 @@ export interface components {
             keyParam: string | null;
             operations: ("subscribe" | "publish")[];
             /** @enum {string} */
-            payloadFormat: "json" | "text" | "bytes";
+            payloadFormat: "json" | "text" | "bytes" | "avro" | "protobuf" | "json-schema";
             description: string;
             /** Format: date-time */
             createdAt: string;
@@ -669,6 +729,8 @@ export interface components {
             jsonSchema: {
                 [key: string]: unknown;
             } | null;
+            /** @description The registry subject of the values (avro, protobuf and json-schema endpoints only) */
+            valueSchema: components["schemas"]["ValueSchema"] | null;
             examples: unknown[];
         };
         EndpointSummary: {
@@ -691,7 +753,7 @@ export interface components {
             keyParam: string | null;
             operations: ("subscribe" | "publish")[];
             /** @enum {string} */
-            payloadFormat: "json" | "text" | "bytes";
+            payloadFormat: "json" | "text" | "bytes" | "avro" | "protobuf" | "json-schema";
             description: string;
             /** Format: date-time */
             createdAt: string;
@@ -774,6 +836,21 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        SubjectVersion: {
+            subject: string;
+            version: number;
+            /** @description The schema id, the one records carry in their wire-format header */
+            id: number;
+            /** @enum {string} */
+            schemaType: "AVRO" | "PROTOBUF" | "JSON";
+            /** @description The schema text: Avro JSON, a .proto file, or a JSON Schema */
+            schema: string;
+            references: {
+                name: string;
+                subject: string;
+                version: number;
+            }[];
+        };
         TokenInfo: {
             /** Format: uuid */
             jti: string;
@@ -797,6 +874,16 @@ export interface components {
             pub: string[];
             all: string[];
         };
+        TopicSubject: {
+            subject: string;
+            /**
+             * @description The strategy that names this subject for the topic
+             * @enum {string}
+             */
+            strategy: "topic" | "record" | "topic-record";
+            /** @description The record's full name for the record strategies, else null */
+            recordName: string | null;
+        };
         User: {
             /** Format: uuid */
             id: string;
@@ -809,6 +896,19 @@ export interface components {
             lastLoginAt: string | null;
             disabledAt: string | null;
             invitationPending: boolean;
+        };
+        ValueSchema: {
+            /**
+             * @description Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)
+             * @enum {string}
+             */
+            strategy: "topic" | "record" | "topic-record";
+            /** @description The record's full name (record strategies), else null */
+            recordName: string | null;
+            /** @description The registry subject, computed from the strategy (read-only) */
+            subject: string;
+            /** @description The subject version publishes are encoded with; null: the latest */
+            version: number | null;
         };
     };
     responses: never;
@@ -1268,9 +1368,25 @@ export interface operations {
                      * @default json
                      * @enum {string}
                      */
-                    payloadFormat?: "json" | "text" | "bytes";
+                    payloadFormat?: "json" | "text" | "bytes" | "avro" | "protobuf" | "json-schema";
                     jsonSchema?: {
                         [key: string]: unknown;
+                    } | null;
+                    /** @description For avro, protobuf and json-schema only: the registry subject of the values */
+                    valueSchema?: {
+                        /**
+                         * @description Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)
+                         * @default topic
+                         * @enum {string}
+                         */
+                        strategy?: "topic" | "record" | "topic-record";
+                        /** @description The record's full name (com.acme.Price): required by the record and topic-record strategies only */
+                        recordName?: string | null;
+                        /**
+                         * @description The subject version publishes are encoded with; null: the latest
+                         * @default null
+                         */
+                        version?: number | null;
                     } | null;
                     /** @default  */
                     description?: string;
@@ -1420,9 +1536,25 @@ export interface operations {
                     keyParam?: string;
                     operations?: ("subscribe" | "publish")[];
                     /** @enum {string} */
-                    payloadFormat?: "json" | "text" | "bytes";
+                    payloadFormat?: "json" | "text" | "bytes" | "avro" | "protobuf" | "json-schema";
                     jsonSchema?: {
                         [key: string]: unknown;
+                    } | null;
+                    /** @description For avro, protobuf and json-schema only: the registry subject of the values */
+                    valueSchema?: {
+                        /**
+                         * @description Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)
+                         * @default topic
+                         * @enum {string}
+                         */
+                        strategy?: "topic" | "record" | "topic-record";
+                        /** @description The record's full name (com.acme.Price): required by the record and topic-record strategies only */
+                        recordName?: string | null;
+                        /**
+                         * @description The subject version publishes are encoded with; null: the latest
+                         * @default null
+                         */
+                        version?: number | null;
                     } | null;
                     description?: string;
                     examples?: unknown[];
@@ -1437,6 +1569,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEndpointValueSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectVersion"];
                 };
             };
             /** @description An error (problem+json naming the bad field) */
@@ -1500,6 +1663,72 @@ export interface operations {
                     "application/json": {
                         items: components["schemas"]["KafkaTopic"][];
                     };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTopicSubjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                topic: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        configured: boolean;
+                        items: components["schemas"]["TopicSubject"][];
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSubjectVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subject: string;
+                version: "latest" | number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectVersion"];
                 };
             };
             /** @description An error (problem+json naming the bad field) */

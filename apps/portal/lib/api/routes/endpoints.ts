@@ -2,11 +2,13 @@
 import { OPERATIONS } from "@sluice/db";
 import { z } from "zod";
 
+import { SUBJECT_STRATEGIES } from "../../catalog/value-subject";
 import { createEndpoint } from "../../domain/endpoints/create-endpoint";
 import { deleteEndpoint } from "../../domain/endpoints/delete-endpoint";
 import { getEndpoint } from "../../domain/endpoints/get-endpoint";
 import { listEndpoints } from "../../domain/endpoints/list-endpoints";
 import { updateEndpoint } from "../../domain/endpoints/update-endpoint";
+import { getEndpointValueSchema } from "../../domain/registry/get-endpoint-value-schema";
 import { createEndpointInput, listEndpointsQuery, PAYLOAD_FORMATS, updateEndpointInput } from "../../validation/endpoints";
 import { pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
@@ -29,13 +31,37 @@ const endpointCore = {
   updatedAt: timestamp,
 };
 
+const valueSchema = z
+  .object({
+    strategy: z
+      .enum(SUBJECT_STRATEGIES)
+      .describe("Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)"),
+    recordName: z.string().nullable().describe("The record's full name (record strategies), else null"),
+    subject: z.string().describe("The registry subject, computed from the strategy (read-only)"),
+    version: z.number().int().nullable().describe("The subject version publishes are encoded with; null: the latest"),
+  })
+  .meta({ id: "ValueSchema" });
+
 const endpoint = z
   .object({
     ...endpointCore,
     jsonSchema: z.record(z.string(), z.unknown()).nullable().describe("JSON Schema draft 2020-12 of the messages (json endpoints only)"),
+    valueSchema: valueSchema.nullable().describe("The registry subject of the values (avro, protobuf and json-schema endpoints only)"),
     examples: z.array(z.unknown()),
   })
   .meta({ id: "Endpoint" });
+
+/** A subject version as the registry has it. */
+export const subjectVersion = z
+  .object({
+    subject: z.string(),
+    version: z.number().int(),
+    id: z.number().int().describe("The schema id, the one records carry in their wire-format header"),
+    schemaType: z.enum(["AVRO", "PROTOBUF", "JSON"]),
+    schema: z.string().describe("The schema text: Avro JSON, a .proto file, or a JSON Schema"),
+    references: z.array(z.object({ name: z.string(), subject: z.string(), version: z.number().int() })),
+  })
+  .meta({ id: "SubjectVersion" });
 
 const endpointSummary = z.object({ ...endpointCore, hasSchema: z.boolean() }).meta({ id: "EndpointSummary" });
 
@@ -61,7 +87,7 @@ export const endpointRoutes = [
     operationId: "createEndpoint",
     summary: "Add an endpoint to an API",
     description:
-      "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it.",
+      "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable).",
     tag: "Endpoints",
     auth: "editor",
     params: z.object({ apiId: uuid }),
@@ -97,13 +123,27 @@ export const endpointRoutes = [
     path: "/endpoints/{endpointId}",
     operationId: "updateEndpoint",
     summary: "Change an endpoint",
-    description: "Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka.",
+    description:
+      "Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`.",
     tag: "Endpoints",
     auth: "editor",
     params: endpointIdParam,
     body: updateEndpointInput,
     response: endpoint,
     handler: async ({ db, actor, params, body }) => updateEndpoint({ db, actor, endpointId: params.endpointId, input: body }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/endpoints/{endpointId}/value-schema",
+    operationId: "getEndpointValueSchema",
+    summary: "Get the registry schema of an endpoint's values",
+    description:
+      "The endpoint's subject at its pinned version, or the latest. 404 for json, text and bytes endpoints; 503 when the registry is unreachable.",
+    tag: "Endpoints",
+    auth: "viewer",
+    params: endpointIdParam,
+    response: subjectVersion,
+    handler: async ({ db, actor, params }) => getEndpointValueSchema({ db, actor, endpointId: params.endpointId }),
   }),
   defineRoute({
     method: "DELETE",

@@ -9,6 +9,7 @@ import { auditRoutes } from "./audit";
 import { clientRoutes } from "./clients";
 import { consoleRoutes } from "./console";
 import { endpointRoutes } from "./endpoints";
+import { schemaRegistryRoutes } from "./schema-registry";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
 import { topicRoutes } from "./topics";
@@ -19,6 +20,7 @@ export const allRoutes: RouteDef[] = [
   ...endpointRoutes,
   ...consoleRoutes,
   ...topicRoutes,
+  ...schemaRegistryRoutes,
   ...asyncApiRoutes,
   ...clientRoutes,
   ...appRoutes,

@@ -9,6 +9,7 @@ import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
 import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
+import type { SchemaRegistry } from "../../registry/registry";
 import type { CreateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
@@ -19,6 +20,8 @@ export async function createEndpoint(options: {
   apiId: string;
   input: CreateEndpointInput;
   topics?: TopicLookup;
+  /** The schema registry; undefined: the portal's (SCHEMA_REGISTRY_URL). */
+  registry?: SchemaRegistry | null;
 }) {
   const { input } = options;
   const [exists] = await options.db
@@ -29,7 +32,7 @@ export async function createEndpoint(options: {
   if (!exists) throw notFound("The API");
   const fields = await resolveEndpoint(
     { ...input, jsonSchema: input.jsonSchema ?? null },
-    { topics: options.topics ?? kafkaTopicLookup, checkTopic: () => true },
+    { topics: options.topics ?? kafkaTopicLookup, checkTopic: () => true, registry: options.registry },
   );
   return options.db.transaction(async (tx) => {
     // Shared lock: a concurrent rename of the API waits, so this record carries the final name.

@@ -31,6 +31,7 @@ export function toEndpointView(endpoint: Endpoint, api: { id: string; name: stri
     operations: endpoint.operations as ("subscribe" | "publish")[],
     payloadFormat: endpoint.payloadFormat,
     jsonSchema: (endpoint.jsonSchema ?? null) as Record<string, unknown> | null,
+    valueSchema: valueSchemaView(endpoint),
     description: endpoint.description,
     examples: (endpoint.examples ?? []) as unknown[],
     createdAt: endpoint.createdAt,
@@ -39,6 +40,19 @@ export function toEndpointView(endpoint: Endpoint, api: { id: string; name: stri
 }
 
 export type EndpointView = ReturnType<typeof toEndpointView>;
+
+/** A registry format's value schema as the API shows it (the subject computed, read-only), or null. */
+export function valueSchemaView(
+  endpoint: Pick<Endpoint, "valueSubject" | "valueSubjectStrategy" | "valueRecordName" | "valueSchemaVersion">,
+) {
+  if (endpoint.valueSubject === null || endpoint.valueSubjectStrategy === null) return null;
+  return {
+    strategy: endpoint.valueSubjectStrategy,
+    recordName: endpoint.valueRecordName,
+    subject: endpoint.valueSubject,
+    version: endpoint.valueSchemaVersion,
+  };
+}
 
 /**
  * The endpoints constraints (packages/db) as the field each is about: `path` when
@@ -59,5 +73,9 @@ export function endpointConstraints(usedPath: boolean, fields: { keyParam: strin
     endpoints_operations_valid: { field: "operations", message: "must be a non-empty list of subscribe, publish" },
     endpoints_schema_is_json_object: { field: "jsonSchema", message: "must be an object, and only json endpoints can have one" },
     endpoints_examples_array: { field: "examples", message: "must be a list" },
+    endpoints_value_subject_registry: { field: "valueSchema", message: "is required for the registry formats and only for them" },
+    endpoints_value_subject_length: { field: "valueSchema.subject", message: "must be 1–255 characters" },
+    endpoints_value_record_name: { field: "valueSchema.recordName", message: "is required by the record strategies and only by them" },
+    endpoints_value_schema_version: { field: "valueSchema.version", message: "must be 1 or more, or null (latest)" },
   };
 }

@@ -1,7 +1,9 @@
 // Changes an endpoint. Omitted fields keep their value; a new path (or a new
 // topic, key or keyParam) is resolved and checked like on create, and a topic is
 // checked against Kafka only when it changes, so an endpoint whose topic was
-// deleted can still be documented or removed.
+// deleted can still be documented or removed. Likewise the registry is asked
+// about the value subject only when the subject, the pinned version or the
+// format changes.
 import { endpoints, streamingApis } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
@@ -11,7 +13,8 @@ import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { notFound, translateConstraint } from "../../errors";
 import { kafkaTopicLookup, type TopicLookup } from "../../kafka/admin";
-import type { EndpointDraft, PayloadFormat, UpdateEndpointInput } from "../../validation/endpoints";
+import type { SchemaRegistry } from "../../registry/registry";
+import { isRegistryFormat, type EndpointDraft, type PayloadFormat, type UpdateEndpointInput } from "../../validation/endpoints";
 import { endpointConstraints, toEndpointView } from "./endpoint-view";
 import { resolveEndpoint } from "./resolve-endpoint";
 
@@ -21,6 +24,8 @@ export async function updateEndpoint(options: {
   endpointId: string;
   input: UpdateEndpointInput;
   topics?: TopicLookup;
+  /** The schema registry; undefined: the portal's (SCHEMA_REGISTRY_URL). */
+  registry?: SchemaRegistry | null;
 }) {
   const { input } = options;
   return options.db.transaction(async (tx) => {
@@ -32,9 +37,17 @@ export async function updateEndpoint(options: {
     if (!api || !before) throw notFound("The endpoint");
 
     const movesPath = input.path !== undefined || input.topic !== undefined || input.key !== undefined || input.keyParam !== undefined;
+    const payloadFormat = input.payloadFormat ?? (before.payloadFormat as PayloadFormat);
     const draft: EndpointDraft = {
       operations: input.operations ?? (before.operations as EndpointDraft["operations"]),
-      payloadFormat: input.payloadFormat ?? (before.payloadFormat as PayloadFormat),
+      payloadFormat,
+      // Kept while the format stays registry-backed; dropped with a move to json, text or bytes.
+      valueSchema:
+        input.valueSchema !== undefined
+          ? input.valueSchema
+          : isRegistryFormat(payloadFormat) && before.valueSubjectStrategy
+            ? { strategy: before.valueSubjectStrategy, recordName: before.valueRecordName, version: before.valueSchemaVersion }
+            : null,
       jsonSchema: input.jsonSchema !== undefined ? input.jsonSchema : (before.jsonSchema as Record<string, unknown> | null),
       description: input.description ?? before.description,
       examples: input.examples ?? (before.examples as unknown[]),
@@ -53,6 +66,11 @@ export async function updateEndpoint(options: {
     const fields = await resolveEndpoint(draft, {
       topics: options.topics ?? kafkaTopicLookup,
       checkTopic: (topic) => movesPath && topic !== before.topic,
+      registry: options.registry,
+      checkSubject: (fields) =>
+        fields.payloadFormat !== before.payloadFormat ||
+        fields.valueSubject !== before.valueSubject ||
+        fields.valueSchemaVersion !== before.valueSchemaVersion,
     });
     const [after] = await tx
       .update(endpoints)

@@ -1,0 +1,61 @@
+// The registry subject an endpoint's values are registered under, from the
+// subject name strategy of the Kafka serializers: the portal computes it once
+// and stores it, and the catalog carries only the result (CATALOG.md).
+import { SUBJECT_STRATEGIES, type SubjectStrategy } from "@sluice/db";
+
+export { SUBJECT_STRATEGIES, type SubjectStrategy };
+
+/** The longest subject the catalog accepts (the endpoints_value_subject_length check). */
+export const MAX_SUBJECT_LENGTH = 255;
+
+/**
+ * A record's full name as Avro and Protobuf spell it: dot-separated names of
+ * letters, digits and `_`, not starting with a digit (`com.acme.Price`).
+ */
+const FULL_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** Why a record name cannot name a record, or undefined when it can. */
+export function recordNameProblem(name: string): string | undefined {
+  if (name === "") return "is required with the record and topic-record strategies: the record's full name, such as com.acme.Price";
+  if (!FULL_NAME.test(name)) return `"${name}" is not a record's full name (dot-separated names such as com.acme.Price)`;
+  return undefined;
+}
+
+/**
+ * subjectFor is the subject of the strategy: `topic` TopicNameStrategy
+ * (`<topic>-value`), `record` RecordNameStrategy (`<record>`), `topic-record`
+ * TopicRecordNameStrategy (`<topic>-<record>`).
+ */
+export function subjectFor(strategy: SubjectStrategy, topic: string, recordName: string | null): string {
+  if (strategy === "topic") return `${topic}-value`;
+  if (recordName === null) throw new Error(`the ${strategy} strategy needs a record name`);
+  return strategy === "record" ? recordName : `${topic}-${recordName}`;
+}
+
+/** A registry subject as the value subject of one of a topic's strategies. */
+export interface TopicSubject {
+  subject: string;
+  strategy: SubjectStrategy;
+  /** The record's full name for the record strategies, null for the topic strategy. */
+  recordName: string | null;
+}
+
+/**
+ * The subjects a topic's endpoints may use, from the registry's subject list:
+ * `<topic>-value` (topic), `<topic>-<full name>` (topic-record), and every
+ * subject that is a full name (record: such subjects are not tied to a topic,
+ * so all are offered). `<topic>-key` and other topics' subjects are left out.
+ * Sorted: the topic strategy first, then topic-record, then record.
+ */
+export function subjectsForTopic(topic: string, subjects: readonly string[]): TopicSubject[] {
+  const found: TopicSubject[] = [];
+  const prefix = `${topic}-`;
+  for (const subject of subjects) {
+    if (subject === `${topic}-value`) found.push({ subject, strategy: "topic", recordName: null });
+    else if (subject.startsWith(prefix) && subject !== `${topic}-key` && FULL_NAME.test(subject.slice(prefix.length)))
+      found.push({ subject, strategy: "topic-record", recordName: subject.slice(prefix.length) });
+    else if (FULL_NAME.test(subject)) found.push({ subject, strategy: "record", recordName: subject });
+  }
+  const order = { topic: 0, "topic-record": 1, record: 2 } as const;
+  return found.sort((a, b) => order[a.strategy] - order[b.strategy] || a.subject.localeCompare(b.subject));
+}
