@@ -37,8 +37,21 @@ test("SCHEMA_REGISTRY_URL selects an external registry in dev only, and must be 
   assert.ok(!portsToOpen(dev).includes("schemaRegistry") && !portsToOpen(dev).includes("schemaRegistryManagement"));
   assert.ok(portsToOpen(loadConfig("dev", {})).includes("schemaRegistry"));
   assert.equal(loadConfig("test", env).externalSchemaRegistryUrl, undefined);
-  assert.throws(() => loadConfig("dev", { SCHEMA_REGISTRY_URL: "registry:8081" }), /SCHEMA_REGISTRY_URL must be an http or https URL/);
-  assert.throws(() => loadConfig("dev", { SCHEMA_REGISTRY_URL: "not a url" }), /SCHEMA_REGISTRY_URL=not a url is not a URL/);
+  // The settings' own rules (packages/protocol/vectors/registry-settings.json), named as such.
+  assert.throws(
+    () => loadConfig("dev", { SCHEMA_REGISTRY_URL: "not a url" }),
+    /Invalid schema registry settings: SCHEMA_REGISTRY_URL: is not a URL/,
+  );
+  assert.throws(
+    () => loadConfig("dev", { SCHEMA_REGISTRY_URL: "https://u:s3cret@registry.example.com" }),
+    (err: Error) => /SCHEMA_REGISTRY_URL: must not contain credentials/.test(err.message) && !err.message.includes("s3cret"),
+  );
+  assert.throws(
+    () => loadConfig("dev", { SCHEMA_REGISTRY_BEARER_TOKEN: "t" }),
+    /SCHEMA_REGISTRY_URL: is required with SCHEMA_REGISTRY_BEARER_TOKEN/,
+  );
+  // The test profile is hermetic: the launcher's registry settings are not read.
+  assert.equal(loadConfig("test", { SCHEMA_REGISTRY_BEARER_TOKEN: "t" }).externalSchemaRegistryUrl, undefined);
 });
 
 test("parseBrokers accepts host:port lists and names a bad entry", () => {

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { KAFKA_SECURITY_VARIABLES } from "@sluice/kafka-settings";
+import { RegistrySettingsError, loadRegistrySettings } from "@sluice/schema-registry";
 import type { SecuredKafkaInfo } from "@sluice/kafka-settings/test-support/secured-kafka";
 import { StackError } from "./errors.ts";
 
@@ -112,19 +113,14 @@ export function parseBrokers(raw: string): string[] {
   return brokers;
 }
 
-/** SCHEMA_REGISTRY_URL without its trailing slash; undefined when unset. */
-export function parseRegistryUrl(raw: string | undefined): string | undefined {
-  if (!raw?.trim()) return undefined;
-  let url: URL;
+/** The external registry's URL from the SCHEMA_REGISTRY_* settings (checked by their contract); undefined when unset. */
+export function externalRegistryUrl(env: NodeJS.ProcessEnv): string | undefined {
   try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new StackError(`SCHEMA_REGISTRY_URL=${raw} is not a URL: give the base URL of the registry's Confluent-compatible API.`);
+    return loadRegistrySettings(env)?.url;
+  } catch (err) {
+    if (err instanceof RegistrySettingsError) throw new StackError(`Invalid schema registry settings: ${err.message}`);
+    throw err;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new StackError("SCHEMA_REGISTRY_URL must be an http or https URL.");
-  }
-  return url.toString().replace(/\/+$/, "");
 }
 
 export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.env): StackConfig {
@@ -160,7 +156,7 @@ export function loadConfig(profile: Profile, env: NodeJS.ProcessEnv = process.en
     // The test profile always starts its own PostgreSQL and Kafka so tests are hermetic.
     externalDatabaseUrl: profile === "dev" ? env.DATABASE_URL || undefined : undefined,
     externalKafkaBrokers: profile === "dev" && env.KAFKA_BROKERS ? parseBrokers(env.KAFKA_BROKERS) : undefined,
-    externalSchemaRegistryUrl: profile === "dev" ? parseRegistryUrl(env.SCHEMA_REGISTRY_URL) : undefined,
+    externalSchemaRegistryUrl: profile === "dev" ? externalRegistryUrl(env) : undefined,
     java: env.SLUICE_JAVA ?? (javaHome ? path.join(javaHome, "bin", "java") : "java"),
   };
 }

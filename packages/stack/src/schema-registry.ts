@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import path from "node:path";
 import { promisify } from "node:util";
 import type { StackConfig } from "./config.ts";
-import { StackError, redactUrl } from "./errors.ts";
+import { RegistryClient, loadRegistrySettings } from "@sluice/schema-registry";
+import { StackError } from "./errors.ts";
 import { say } from "./log.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { httpOk, waitUntil } from "./wait.ts";
@@ -144,30 +145,17 @@ export async function startLocalSchemaRegistry(config: StackConfig, supervisor: 
   return url;
 }
 
-/** The preflight of an external registry: SCHEMA_REGISTRY_URL must answer its subject list. */
-export async function checkExternalSchemaRegistry(url: string): Promise<void> {
-  // fetch refuses a URL with credentials: they go in an Authorization header.
-  const target = new URL(`${url}/subjects`);
-  const headers: Record<string, string> = {};
-  if (target.username || target.password) {
-    const user = decodeURIComponent(target.username);
-    const password = decodeURIComponent(target.password);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-    target.username = "";
-    target.password = "";
-  }
-  let problem: string;
+/** The preflight of an external registry: with its settings (SCHEMA_REGISTRY_*), it must answer its subject list. */
+export async function checkExternalSchemaRegistry(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = loadRegistrySettings(env);
+  if (!settings) return;
   try {
-    const res = await fetch(target, { headers, signal: AbortSignal.timeout(5000) });
-    await res.body?.cancel();
-    if (res.ok) return;
-    problem = `HTTP ${res.status} for GET ${target.pathname}`;
+    await new RegistryClient(settings).subjects();
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    problem = e.name === "TimeoutError" ? "no answer within 5 s" : (e.cause?.code ?? e.name);
+    // The client's messages name SCHEMA_REGISTRY_URL and never a credential.
+    throw new StackError(
+      `Cannot use the schema registry: ${(err as Error).message}. ` +
+        "Give the base URL of its Confluent-compatible API (for Apicurio: https://host/apis/ccompat/v7) and its credentials, or unset SCHEMA_REGISTRY_URL to use the local registry.",
+    );
   }
-  throw new StackError(
-    `Cannot reach the schema registry at SCHEMA_REGISTRY_URL=${redactUrl(url)} (${problem}). ` +
-      "Give the base URL of its Confluent-compatible API (for Apicurio: https://host/apis/ccompat/v7), or unset it to use the local registry.",
-  );
 }

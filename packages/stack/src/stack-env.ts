@@ -4,6 +4,7 @@
 // gets its environment from stackEnv, so none of them can fall back to a default
 // address (127.0.0.1:9092, :5432, :8080) when the stack listens elsewhere.
 import { KAFKA_SECURITY_VARIABLES } from "@sluice/kafka-settings";
+import { SCHEMA_REGISTRY_VARIABLES } from "@sluice/schema-registry";
 import type { StackConfig } from "./config.ts";
 
 /** Where the stack's PostgreSQL and Kafka are: embedded/local, or external. */
@@ -30,6 +31,8 @@ export const serviceUrl = (config: StackConfig, port: number) => `http://${confi
 export function stackEnv(config: StackConfig, infra: Infra, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const inherited = { ...process.env };
   if (!config.externalKafkaBrokers) for (const name of KAFKA_SECURITY_VARIABLES) delete inherited[name];
+  // Likewise the registry's credentials and TLS files are for an external registry only.
+  if (!config.externalSchemaRegistryUrl) for (const name of SCHEMA_REGISTRY_VARIABLES) delete inherited[name];
   return {
     ...inherited,
     DATABASE_URL: infra.databaseUrl,

@@ -33,7 +33,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   if (config.externalDatabaseUrl) await checkExternalPostgres(config.externalDatabaseUrl);
   if (config.externalKafkaBrokers) await checkExternalKafka(config.externalKafkaBrokers);
   else await assertJava(config);
-  if (config.externalSchemaRegistryUrl) await checkExternalSchemaRegistry(config.externalSchemaRegistryUrl);
+  if (config.externalSchemaRegistryUrl) await checkExternalSchemaRegistry();
   const registryJava = config.externalSchemaRegistryUrl ? undefined : await findRegistryJava(config);
 
   const [databaseUrl, kafka, schemaRegistryUrl] = await Promise.all([
