@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/sluicehq/sluice/apps/gateway/internal/jsonschemaerr"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
 )
@@ -143,70 +142,32 @@ func (c *jsonSchemaCodec) Encode(jsonText []byte) ([]byte, error) {
 	if !errors.As(verr, &ve) {
 		return nil, fmt.Errorf("%w: does not match the JSON Schema", ErrBadMessage)
 	}
-	return nil, fmt.Errorf("%w: %s", ErrBadMessage, describeJSONSchemaError(ve))
+	return nil, fmt.Errorf("%w: %s", ErrBadMessage, describeJSONSchemaError(ve, inst))
 }
 
-// describeJSONSchemaError names the first failing location (in path order,
-// so the message is stable though the validator visits members in random
-// order) as $.a.b[2], with the validator's own text for what is wrong.
-func describeJSONSchemaError(ve *jsonschema.ValidationError) string {
-	var leaves []*jsonschema.ValidationError
-	jsonSchemaLeaves(ve, &leaves)
-	if len(leaves) == 0 {
+// describeJSONSchemaError names the first failing location as $.a.b[2], in
+// the words json endpoints use (package jsonschemaerr). Numeric location
+// tokens are read against the instance: an array index shows as [2], a
+// member named "2" as ["2"].
+func describeJSONSchemaError(ve *jsonschema.ValidationError, inst any) string {
+	loc, text, ok := jsonschemaerr.First(ve)
+	if !ok {
 		return "$: does not match the JSON Schema"
 	}
-	type failure struct{ loc, text string }
-	fs := make([]failure, len(leaves))
-	for i, l := range leaves {
-		fs[i].loc, fs[i].text = jsonSchemaLeaf(l)
-	}
-	slices.SortStableFunc(fs, func(a, b failure) int { return strings.Compare(a.loc, b.loc) })
-	return fs[0].loc + ": " + fs[0].text
-}
-
-// jsonSchemaLeaves gathers the errors that say what is wrong; anyOf, oneOf
-// and contains stay whole (their alternatives' failures would mislead).
-func jsonSchemaLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
-	switch e.ErrorKind.(type) {
-	case *kind.AnyOf, *kind.OneOf, *kind.Contains:
-		*out = append(*out, e)
-		return
-	}
-	if len(e.Causes) == 0 {
-		if _, ok := e.ErrorKind.(*kind.Schema); !ok {
-			*out = append(*out, e)
-		}
-		return
-	}
-	for _, c := range e.Causes {
-		jsonSchemaLeaves(c, out)
-	}
-}
-
-func jsonSchemaLeaf(e *jsonschema.ValidationError) (loc, text string) {
 	p := newPath()
-	for _, tok := range e.InstanceLocation {
-		if i, err := strconv.Atoi(tok); err == nil && i >= 0 {
-			// Tokens do not say whether they index an array; a member
-			// named "2" shows as [2] too, which reads the same.
+	for _, tok := range loc {
+		arr, isArray := inst.([]any)
+		if i, err := strconv.Atoi(tok); err == nil && isArray && i >= 0 && i < len(arr) {
 			p.index(i)
+			inst = arr[i]
+			continue
+		}
+		p.member(tok)
+		if obj, isObject := inst.(map[string]any); isObject {
+			inst = obj[tok]
 		} else {
-			p.member(tok)
+			inst = nil
 		}
 	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		p.member(k.Missing[0])
-		return p.String(), "is required"
-	case *kind.AdditionalProperties:
-		p.member(k.Properties[0])
-		return p.String(), "is not allowed"
-	case *kind.Type:
-		return p.String(), fmt.Sprintf("must be %s, got %s", strings.Join(k.Want, " or "), k.Got)
-	}
-	msg := (&jsonschema.ValidationError{ErrorKind: e.ErrorKind}).Error()
-	if _, after, ok := strings.Cut(msg, ": "); ok {
-		msg = after
-	}
-	return p.String(), strings.TrimPrefix(msg, "value ")
+	return p.String() + ": " + text
 }

@@ -1,12 +1,16 @@
 package schema
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -210,7 +214,7 @@ func (c *protobufCodec) Decode(data []byte) ([]byte, error) {
 func (c *protobufCodec) Encode(jsonText []byte) ([]byte, error) {
 	m := dynamicpb.NewMessage(c.message)
 	if err := c.fromJSON.Unmarshal(jsonText, m); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrBadMessage, protojsonError(err))
+		return nil, fmt.Errorf("%w: %s", ErrBadMessage, protojsonError(err, jsonText))
 	}
 	out, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(append([]byte(nil), c.indexes...), m)
 	if err != nil {
@@ -219,11 +223,110 @@ func (c *protobufCodec) Encode(jsonText []byte) ([]byte, error) {
 	return out, nil
 }
 
-// protojsonError drops the library's "proto: " prefix: the rest names the
-// field and the position in the message ("(line 1:10): invalid value for
-// int32 field qty: \"x\"").
-func protojsonError(err error) string {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "proto:")
-	return strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
+// protojsonPosition matches the position protojson gives its errors.
+var protojsonPosition = regexp.MustCompile(`^(?:syntax error )?\(line (\d+):(\d+)\): `)
+
+// protojsonError restates a protojson error with the field named as
+// $.a.b[2]: protojson says where in the text it stopped (line and column),
+// and jsonPathAt finds the member or item there.
+func protojsonError(err error, text []byte) string {
+	s := strings.ReplaceAll(err.Error(), "\u00a0", " ") // protojson varies its spaces on purpose
+	s = strings.TrimSpace(strings.TrimPrefix(s, "proto:"))
+	m := protojsonPosition.FindStringSubmatch(s)
+	if m == nil {
+		return "$: " + shorten(s)
+	}
+	line, _ := strconv.Atoi(m[1])
+	column, _ := strconv.Atoi(m[2])
+	return jsonPathAt(text, byteOffset(text, line, column)) + ": " + shortenMessage(s[len(m[0]):])
+}
+
+// shortenMessage bounds an error text that may quote a published value.
+func shortenMessage(s string) string {
+	const limit = 200
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// byteOffset turns a 1-based line and rune column into a byte offset.
+func byteOffset(text []byte, line, column int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+	}
+	for c := 1; c < column && off < len(text); c++ {
+		_, size := utf8.DecodeRune(text[off:])
+		off += size
+	}
+	return off
+}
+
+// jsonPathAt returns the location ($.a.b[2]) of the JSON token at byte
+// offset off of text: the member name or value that starts there.
+func jsonPathAt(text []byte, off int) string {
+	type frame struct {
+		array   bool
+		index   int
+		base    int  // length of the path at the container
+		wantKey bool // an object expecting a member name
+	}
+	d := json.NewDecoder(bytes.NewReader(text))
+	p := newPath()
+	var stack []frame
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return p.String()
+		}
+		end := int(d.InputOffset())
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if delim, ok := tok.(json.Delim); ok && (delim == '}' || delim == ']') {
+			stack = stack[:len(stack)-1]
+			p.up(top.base)
+			if len(stack) > 0 && !stack[len(stack)-1].array {
+				stack[len(stack)-1].wantKey = true
+			}
+			if end > off {
+				return p.String()
+			}
+			continue
+		}
+		if top != nil && !top.array && top.wantKey {
+			p.up(top.base)
+			p.member(tok.(string))
+			top.wantKey = false
+			if end > off {
+				return p.String()
+			}
+			continue
+		}
+		if top != nil && top.array {
+			top.index++
+			p.up(top.base)
+			p.index(top.index)
+		}
+		if end > off {
+			return p.String()
+		}
+		if delim, ok := tok.(json.Delim); ok {
+			stack = append(stack, frame{array: delim == '[', index: -1, base: len(p.b), wantKey: delim == '{'})
+			continue
+		}
+		if top != nil && !top.array {
+			top.wantKey = true
+		}
+	}
 }
