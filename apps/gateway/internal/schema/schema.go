@@ -97,6 +97,19 @@ func CompileMessage(ctx context.Context, s *registry.Schema, resolve Resolver, m
 	return c, nil
 }
 
+// RegistryResolver resolves references through a registry client: a
+// reference names a subject and a version, fetched with Client.Version. Its
+// errors keep the registry's kinds (ErrSchemaNotFound, ErrUnavailable).
+func RegistryResolver(c *registry.Client) Resolver {
+	return func(ctx context.Context, ref registry.Reference) (*registry.Schema, error) {
+		v, err := c.Version(ctx, ref.Subject, ref.Version)
+		if err != nil {
+			return nil, err
+		}
+		return v.Schema, nil
+	}
+}
+
 func noReferences(_ context.Context, ref registry.Reference) (*registry.Schema, error) {
 	return nil, fmt.Errorf("%w: reference %q (subject %q version %d) but no resolver", ErrUnsupportedSchema, ref.Name, ref.Subject, ref.Version)
 }
