@@ -236,9 +236,14 @@ func (c *avroCodec) Encode(jsonText []byte) ([]byte, error) {
 
 // avroReader reads Avro binary primitives from a record's data.
 type avroReader struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // records being decoded, outermost included
 }
+
+// maxAvroDepth bounds record nesting in a record, as JSON parsers bound
+// nesting (encoding/json and protocol.ValidJSON at 10,000).
+const maxAvroDepth = 10000
 
 var errTruncated = errors.New("data ends early")
 
@@ -407,6 +412,11 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 		}
 		return protocol.AppendString(dst, n.symbols[i]), nil
 	case avro.Record:
+		// Only a recursive record type nests without bound; the depth
+		// limit keeps a crafted record from exhausting the stack.
+		if r.depth++; r.depth > maxAvroDepth {
+			return nil, fmt.Errorf("records nest deeper than %d", maxAvroDepth)
+		}
 		dst = append(dst, '{')
 		for i := range n.fields {
 			f := &n.fields[i]
@@ -416,13 +426,15 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 			dst = append(dst, f.key...)
 			var err error
 			if dst, err = f.node.decode(dst, r); err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", n.name, f.name, err)
+				return nil, within(err, f.name, -1)
 			}
 		}
+		r.depth--
 		return append(dst, '}'), nil
 	case avro.Array:
 		dst = append(dst, '[')
 		first := true
+		index := 0
 		for {
 			count, err := r.blockCount()
 			if err != nil {
@@ -437,8 +449,9 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 				}
 				first = false
 				if dst, err = n.items.decode(dst, r); err != nil {
-					return nil, err
+					return nil, within(err, "", index)
 				}
+				index++
 			}
 		}
 	case avro.Map:
@@ -463,7 +476,7 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 				}
 				dst = append(protocol.AppendString(dst, string(k)), ':')
 				if dst, err = n.items.decode(dst, r); err != nil {
-					return nil, err
+					return nil, within(err, string(k), -1)
 				}
 			}
 		}
@@ -481,11 +494,58 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 		}
 		dst = append(protocol.AppendString(append(dst, '{'), b.name), ':')
 		if dst, err = b.decode(dst, r); err != nil {
-			return nil, err
+			return nil, within(err, b.name, -1)
 		}
 		return append(dst, '}'), nil
 	}
 	return nil, fmt.Errorf("unsupported Avro type %s", n.typ)
+}
+
+// decodeError is a decode failure with where it happened, as the JSON
+// path of the value being written ($.items[3].price). The path is collected
+// on the way out, innermost first, so a record that decodes builds none.
+type decodeError struct {
+	segments []string // innermost first
+	err      error
+}
+
+// maxErrorSegments bounds the path an error shows (a record nested ten
+// thousand deep must not make a megabyte message).
+const maxErrorSegments = 32
+
+func (e *decodeError) Error() string {
+	p := newPath()
+	shown := e.segments
+	if len(shown) > maxErrorSegments {
+		shown = shown[len(shown)-maxErrorSegments:]
+	}
+	for i := len(shown) - 1; i >= 0; i-- {
+		p.b = append(p.b, shown[i]...)
+	}
+	if len(shown) < len(e.segments) {
+		p.b = append(p.b, "…"...)
+	}
+	return p.String() + ": " + e.err.Error()
+}
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+// within adds a member (name) or, when index >= 0, an item to the path of a
+// decode error.
+func within(err error, name string, index int) error {
+	var seg string
+	if index >= 0 {
+		seg = "[" + strconv.Itoa(index) + "]"
+	} else {
+		var p path
+		p.member(shorten(name))
+		seg = string(p.b)
+	}
+	if de, ok := err.(*decodeError); ok {
+		de.segments = append(de.segments, seg)
+		return de
+	}
+	return &decodeError{segments: []string{seg}, err: err}
 }
 
 func appendQuotedTime(dst []byte, t time.Time, layout string) []byte {
@@ -515,7 +575,22 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, `"-Infinity"`...)
 	}
-	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+	// Plain notation where it is short, exponent notation for the very
+	// large and small, as JavaScript prints numbers (and encoding/json does):
+	// 1234567 rather than 1.234567e+06.
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// "1e-07" → "1e-7"
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
 }
 
 func appendBase64(dst []byte, b []byte) []byte {

@@ -57,6 +57,10 @@ func TestAvroDecodeMatchesMapping(t *testing.T) {
 		{"long", `"long"`, int64(math.MaxInt64), `9223372036854775807`},
 		{"float", `"float"`, float32(1.5), `1.5`},
 		{"double", `"double"`, 0.1, `0.1`},
+		{"double large", `"double"`, 1234567.0, `1234567`},
+		{"double huge", `"double"`, 1e21, `1e+21`},
+		{"double tiny", `"double"`, 1e-7, `1e-7`},
+		{"float fraction", `"float"`, float32(0.1), `0.1`},
 		{"double NaN", `"double"`, math.NaN(), `"NaN"`},
 		{"float Infinity", `"float"`, float32(math.Inf(1)), `"Infinity"`},
 		{"double -Infinity", `"double"`, math.Inf(-1), `"-Infinity"`},
@@ -347,5 +351,48 @@ func TestAvroReferencesAndRecursion(t *testing.T) {
 	}
 	if enc, err := lc.Encode([]byte(`{"v":1,"next":{"v":2}}`)); err != nil || !bytes.Equal(enc, data) {
 		t.Fatalf("Encode(recursive) = %x, %v; want %x", enc, err, data)
+	}
+}
+
+func TestAvroDecodeBoundsRecursion(t *testing.T) {
+	c := avroCodecFor(t, 5, `{"type":"record","name":"Node","fields":[{"name":"next","type":["null","Node"]}]}`)
+	deep := append(bytes.Repeat([]byte{2}, 20000), 0) // 20,000 nested nodes
+	if _, err := c.Decode(deep); !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), "deeper") || len(err.Error()) > 500 {
+		t.Fatalf("Decode(deep) = %v", err)
+	}
+	shallow := append(bytes.Repeat([]byte{2}, 100), 0)
+	if _, err := c.Decode(shallow); err != nil {
+		t.Fatalf("Decode(100 deep) = %v", err)
+	}
+}
+
+func TestAvroEncodeRefusesTrailingJSON(t *testing.T) {
+	c := avroCodecFor(t, 1, wrap(`"int"`))
+	for _, in := range []string{`{"v":1} {"v":2}`, `{"v":1}]`, `{"v":1} x`} {
+		if _, err := c.Encode([]byte(in)); !errors.Is(err, ErrBadMessage) {
+			t.Errorf("Encode(%s) = %v, want ErrBadMessage", in, err)
+		}
+	}
+	if _, err := c.Encode([]byte(" {\"v\":1}\n")); err != nil {
+		t.Errorf("Encode(with whitespace) = %v", err)
+	}
+}
+
+func TestAvroDecodeErrorNamesWhere(t *testing.T) {
+	schemaText := `{"type":"record","name":"Order","fields":[{"name":"items","type":{"type":"array","items":` + itemSchema + `}},{"name":"m","type":{"type":"map","values":["null","int","string"]}}]}`
+	c := avroCodecFor(t, 8, schemaText)
+	g, _ := goavro.NewCodec(schemaText)
+	data, _ := g.BinaryFromNative(nil, map[string]any{
+		"items": []any{map[string]any{"sku": "a", "qty": int32(1)}, map[string]any{"sku": "b", "qty": int32(2)}},
+		"m":     map[string]any{"k 1": goavro.Union("string", "xyz")},
+	})
+	for cut, want := range map[int]string{
+		4:             "$.items[1].sku: data ends early",
+		len(data) - 2: `$.m["k 1"].string: length 3 beyond the data`,
+	} {
+		_, err := c.Decode(data[:cut])
+		if !errors.Is(err, ErrBadRecord) || !strings.HasSuffix(err.Error(), want) || !strings.Contains(err.Error(), "schema id 8") {
+			t.Errorf("Decode(first %d bytes) = %v, want …%s", cut, err, want)
+		}
 	}
 }

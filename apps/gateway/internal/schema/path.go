@@ -1,10 +1,11 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
-	"strings"
 )
 
 // path is the location inside a JSON value that an error names, as $.a.b[2]
@@ -92,14 +93,14 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // decodeJSON parses a publisher's JSON text keeping numbers exact
 // (json.Number), so a long or a decimal loses no digits on the way.
 func decodeJSON(text []byte) (any, error) {
-	d := json.NewDecoder(strings.NewReader(string(text)))
+	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%w: not valid JSON: %s", ErrBadMessage, err.Error())
 	}
-	if d.More() {
-		return nil, fmt.Errorf("%w: not valid JSON: more than one value", ErrBadMessage)
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: not valid JSON: more after the value", ErrBadMessage)
 	}
 	return v, nil
 }
