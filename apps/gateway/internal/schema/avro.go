@@ -36,7 +36,8 @@ type avroNode struct {
 	scale, precision int // decimal
 	size             int // fixed
 
-	fields []avroField // record
+	fields     []avroField    // record
+	fieldIndex map[string]int // record: field by name
 
 	items *avroNode // array items, map values
 
@@ -142,6 +143,10 @@ func (c *avroCompiler) node(s avro.Schema) (*avroNode, error) {
 			af := avroField{name: f.Name(), node: fn}
 			af.key = append(protocol.AppendString(nil, f.Name()), ':')
 			n.fields = append(n.fields, af)
+			if n.fieldIndex == nil {
+				n.fieldIndex = map[string]int{}
+			}
+			n.fieldIndex[f.Name()] = len(n.fields) - 1
 		}
 		// Defaults are compiled once every field's node exists (a default
 		// of a recursive type needs its own node complete).

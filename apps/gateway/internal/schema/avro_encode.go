@@ -129,13 +129,20 @@ func (n *avroNode) encode(dst []byte, v any, p *path) ([]byte, error) {
 		if !ok {
 			return nil, p.errorf("expected an object (record %s), got %s", n.name, describe(v))
 		}
-		for k := range obj {
-			if !n.hasField(k) {
-				at := p.member(k)
-				err := p.errorf("not a field of record %s", n.name)
-				p.up(at)
-				return nil, err
+		if len(obj) > len(n.fields) || !n.hasFields(obj) {
+			// Named in sorted order, so the same message always gets
+			// the same error.
+			var unknown []string
+			for k := range obj {
+				if !n.hasField(k) {
+					unknown = append(unknown, k)
+				}
 			}
+			sort.Strings(unknown)
+			at := p.member(unknown[0])
+			err := p.errorf("not a field of record %s", n.name)
+			p.up(at)
+			return nil, err
 		}
 		for i := range n.fields {
 			f := &n.fields[i]
@@ -203,13 +210,19 @@ func (n *avroNode) encode(dst []byte, v any, p *path) ([]byte, error) {
 	return nil, p.errorf("unsupported Avro type %s", n.typ)
 }
 
-func (n *avroNode) hasField(name string) bool {
-	for i := range n.fields {
-		if n.fields[i].name == name {
-			return true
+// hasFields reports whether every member of obj is a field of the record.
+func (n *avroNode) hasFields(obj map[string]any) bool {
+	for k := range obj {
+		if !n.hasField(k) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+func (n *avroNode) hasField(name string) bool {
+	_, ok := n.fieldIndex[name]
+	return ok
 }
 
 // encodeUnion picks the branch: null for null (when the union has one); for

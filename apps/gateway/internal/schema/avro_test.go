@@ -235,6 +235,7 @@ func TestAvroEncodeErrorsNameTheField(t *testing.T) {
 		{`{"order":{"items":[],"price":"100.00"}}`, `$.order.price: "100.00" has more than 4 digits (precision)`},
 		{`{"order":{"items":[],"price":"1","status":"LOST"}}`, `$.order.status: "LOST" is not a symbol of enum S (NEW, PAID)`},
 		{`{"order":{"items":[],"price":"1","colour":"red"}}`, `$.order.colour: not a field of record Order`},
+		{`{"order":{"items":[],"price":"1","zz":1,"b":2,"colour":3}}`, `$.order.b: not a field of record Order`},
 		{`{"order":{"items":[],"price":"1","note":5}}`, `$.order.note: expected a string, got 5`},
 		{`{"order":{"items":[],"price":"1","choice":7}}`, `$.order.choice: 7 fits several branches of the union (int, long): wrap it as {"<type>": value}`},
 		{`{"order":{"items":[],"price":"1","choice":{"long":"x"}}}`, `$.order.choice.long: expected a long, got "x"`},
@@ -393,6 +394,46 @@ func TestAvroDecodeErrorNamesWhere(t *testing.T) {
 		_, err := c.Decode(data[:cut])
 		if !errors.Is(err, ErrBadRecord) || !strings.HasSuffix(err.Error(), want) || !strings.Contains(err.Error(), "schema id 8") {
 			t.Errorf("Decode(first %d bytes) = %v, want …%s", cut, err, want)
+		}
+	}
+}
+
+// A Codec is shared by every consumer and publisher of its schema id.
+func TestCodecsConcurrentUse(t *testing.T) {
+	avroC := avroCodecFor(t, 1, wrap(`{"type":"array","items":`+itemSchema+`}`))
+	protoC := protoCodec(t, "")
+	jsonC := orderJSONCodec(t)
+	avroData, err := avroC.Encode([]byte(`{"v":[{"sku":"a","qty":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	protoData, err := protoC.Encode([]byte(`{"id":"x","items":[{"qty":2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 200 {
+				if _, err := avroC.Decode(avroData); err != nil {
+					done <- err
+					return
+				}
+				if _, err := protoC.Decode(protoData); err != nil {
+					done <- err
+					return
+				}
+				if _, err := jsonC.Encode([]byte(`{"id":"a","items":[]}`)); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
