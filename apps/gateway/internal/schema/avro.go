@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
@@ -221,7 +222,8 @@ func compileDefault(n *avroNode, def any) ([]byte, bool) {
 
 func (c *avroCodec) Decode(data []byte) ([]byte, error) {
 	r := avroReader{b: data}
-	out, err := c.root.decode(make([]byte, 0, 2*len(data)+16), &r)
+	// JSON of a typical record is two to three times its Avro size.
+	out, err := c.root.decode(make([]byte, 0, 3*len(data)+64), &r)
 	if err == nil && r.i != len(data) {
 		err = fmt.Errorf("%d bytes left over after the value", len(data)-r.i)
 	}
@@ -388,7 +390,7 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return protocol.AppendString(dst, string(b)), nil
+		return protocol.AppendString(dst, bytesAsString(b)), nil
 	case avro.Bytes:
 		b, err := r.bytes()
 		if err != nil {
@@ -479,7 +481,7 @@ func (n *avroNode) decode(dst []byte, r *avroReader) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				dst = append(protocol.AppendString(dst, string(k)), ':')
+				dst = append(protocol.AppendString(dst, bytesAsString(k)), ':')
 				if dst, err = n.items.decode(dst, r); err != nil {
 					return nil, within(err, string(k), -1)
 				}
@@ -553,6 +555,16 @@ func within(err error, name string, index int) error {
 	return &decodeError{segments: []string{seg}, err: err}
 }
 
+// bytesAsString views b as a string without copying it, for
+// protocol.AppendString, which only reads its argument during the call (a
+// copy per string would be most of Decode's allocations).
+func bytesAsString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 func appendQuotedTime(dst []byte, t time.Time, layout string) []byte {
 	return append(t.AppendFormat(append(dst, '"'), layout), '"')
 }
@@ -607,12 +619,25 @@ func appendBase64(dst []byte, b []byte) []byte {
 // appendDecimal writes a decimal's two's-complement big-endian unscaled
 // value as a string with exactly scale fraction digits ("-12.30").
 func appendDecimal(dst []byte, b []byte, scale int) []byte {
-	var unscaled big.Int
-	unscaled.SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		unscaled.Sub(&unscaled, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	var digits string
+	if len(b) <= 8 {
+		// The common case (up to 18 digits) without math/big.
+		var v int64
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			v = -1
+		}
+		for _, c := range b {
+			v = v<<8 | int64(c)
+		}
+		digits = strconv.FormatInt(v, 10)
+	} else {
+		var unscaled big.Int
+		unscaled.SetBytes(b)
+		if b[0]&0x80 != 0 {
+			unscaled.Sub(&unscaled, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+		}
+		digits = unscaled.Text(10)
 	}
-	digits := unscaled.Text(10)
 	neg := digits[0] == '-'
 	if neg {
 		digits = digits[1:]

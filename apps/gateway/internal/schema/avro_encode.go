@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -296,7 +297,7 @@ func integer(v any, lo, hi int64, what string, p *path) (int64, error) {
 	if i, err := strconv.ParseInt(string(num), 10, 64); err == nil && i >= lo && i <= hi {
 		return i, nil
 	}
-	r, ok := new(big.Rat).SetString(string(num))
+	r, ok := exactNumber(string(num))
 	if !ok || !r.IsInt() {
 		return 0, p.errorf("expected %s, got %s", what, describe(v))
 	}
@@ -340,6 +341,20 @@ func base64Value(v any, p *path) ([]byte, error) {
 	return b, nil
 }
 
+// decimalText is a number as JSON writes it (math/big would also take
+// fractions and hexadecimal), with an exponent of at most three digits: an
+// exponent in the millions would have math/big compute a number of millions
+// of digits for one message.
+var decimalText = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?0*[0-9]{1,3})?$`)
+
+// exactNumber reads a JSON number's exact value.
+func exactNumber(text string) (*big.Rat, bool) {
+	if !decimalText.MatchString(text) {
+		return nil, false
+	}
+	return new(big.Rat).SetString(text)
+}
+
 // decimalBytes converts a decimal string or number to its two's-complement
 // big-endian unscaled bytes: minimal for bytes (size 0), sign-extended to
 // size for fixed. A value with more fraction digits than the scale, or more
@@ -354,8 +369,8 @@ func (n *avroNode) decimalBytes(v any, size int, p *path) ([]byte, error) {
 	default:
 		return nil, p.errorf("expected a decimal (string such as \"12.30\" or number), got %s", describe(v))
 	}
-	r, ok := new(big.Rat).SetString(text)
-	if !ok || strings.ContainsAny(text, "/") {
+	r, ok := exactNumber(text)
+	if !ok {
 		return nil, p.errorf("expected a decimal, got %s", describe(v))
 	}
 	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.scale)), nil)))
