@@ -285,3 +285,24 @@ func TestProtobufImportsThroughResolver(t *testing.T) {
 		t.Fatalf("Compile(syntax error) = %v", err)
 	}
 }
+
+func TestProtobufProto2Required(t *testing.T) {
+	c, err := Compile(context.Background(), &registry.Schema{ID: 13, Type: registry.TypeProtobuf,
+		Text: `syntax = "proto2"; message M { required string a = 1; optional int32 b = 2; }`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record without a required field is still delivered.
+	got, err := c.Decode(concat([]byte{0}, pbVarint(2, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, got, `{"b": 1}`)
+	// A publish without it is refused.
+	if _, err := c.Encode([]byte(`{"b": 1}`)); !errors.Is(err, ErrBadMessage) || !strings.Contains(err.Error(), "required field M.a not set") {
+		t.Fatalf("Encode(missing required) = %v", err)
+	}
+	if enc, err := c.Encode([]byte(`{"a": "x"}`)); err != nil || string(enc) != string(concat([]byte{0}, pbString(1, "x"))) {
+		t.Fatalf("Encode = %x, %v", enc, err)
+	}
+}
