@@ -57,7 +57,8 @@ type avroField struct {
 	key  []byte // the JSON member name, quoted, with the colon
 	node *avroNode
 	// def is the field's default in Avro binary, used when a published
-	// message leaves the field out (hasDef; a null default is no bytes).
+	// message leaves the field out; hasDef tells it apart from no default,
+	// as the bytes of a default may be none (a field of type null).
 	def    []byte
 	hasDef bool
 }
