@@ -21,6 +21,9 @@ type Frame struct {
 	// wire is the whole WebSocket frame: header, then the JSON from body on.
 	wire []byte
 	body int
+	// undecoded marks the record of a schema-registry endpoint sent as base64
+	// with its error: it is not cached for resumes.
+	undecoded bool
 }
 
 // newFrame encodes the record's "message" frame, with its WebSocket header in
@@ -37,6 +40,7 @@ func newFrame(m *protocol.Message) *Frame {
 		TS:        m.TS,
 		wire:      buf[start:],
 		body:      wsframe.MaxHeader - start,
+		undecoded: m.Error != "",
 	}
 }
 

@@ -465,8 +465,12 @@ func (ep *endpointState) newFrame(r Record) *Frame {
 }
 
 func (ep *endpointState) addToCache(f *Frame, size int) {
-	if size == 0 {
+	if size == 0 || f.undecoded {
+		// An undecoded record is not kept, and neither is what came before it:
+		// a resume from before it reads Kafka again, and decodes it if the
+		// registry answers by then.
 		ep.coveredFrom = f.Seq + 1
+		ep.cache, ep.cacheStart = ep.cache[:0], 0
 		return
 	}
 	if len(ep.cache) < size {

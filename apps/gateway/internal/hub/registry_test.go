@@ -28,3 +28,23 @@ func TestFramesOfRegistryFormats(t *testing.T) {
 		}
 	}
 }
+
+// An undecoded record is not served from the cache, and neither is anything
+// before it: a resume from there reads Kafka again, which may decode it now.
+func TestUndecodedRecordsAreNotCached(t *testing.T) {
+	ep := &endpointState{path: "/orders/A", epoch: "e", format: "avro"}
+	for seq := int64(10); seq < 13; seq++ {
+		ep.addToCache(ep.newFrame(Record{Offset: seq, Value: []byte{0}, Decoded: []byte(`{}`)}), 4)
+	}
+	if frames, ok := ep.cachedFrom(10); !ok || len(frames) != 3 {
+		t.Fatalf("decoded records are cached: %d %v", len(frames), ok)
+	}
+	ep.addToCache(ep.newFrame(Record{Offset: 13, Value: []byte{0}, Problem: "schema id 9 is not in the registry"}), 4)
+	if _, ok := ep.cachedFrom(11); ok {
+		t.Fatal("a resume from before the undecoded record was served from memory")
+	}
+	ep.addToCache(ep.newFrame(Record{Offset: 14, Value: []byte{0}, Decoded: []byte(`{}`)}), 4)
+	if frames, ok := ep.cachedFrom(14); !ok || len(frames) != 1 || frames[0].Seq != 14 {
+		t.Fatalf("the cache goes on after it: %d %v", len(frames), ok)
+	}
+}

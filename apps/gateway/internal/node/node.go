@@ -16,6 +16,9 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
+	"github.com/sluicehq/sluice/apps/gateway/internal/schema"
+	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 	"github.com/sluicehq/sluice/apps/gateway/internal/server"
 )
 
@@ -56,7 +59,26 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	m := metrics.New()
 	cat := catalog.New(catalog.Options{ParseJWK: auth.ParsePublicJWK, Logger: log.With("component", "catalog")})
 	verifier := auth.NewVerifier(auth.Config{Issuer: cfg.TokenIssuer, Audience: cfg.TokenAudience, Keys: cat, Revocations: cat})
-	h := hub.New(cluster, hub.Config{
+	// Endpoints of the schema-registry formats: their records are decoded on
+	// the way in (schemawire.Backend) and their publishes encoded.
+	var backend hub.Backend = cluster
+	var encoder *schemawire.Encoder
+	if cfg.RegistryConfigured() {
+		ro, err := cfg.RegistryOptions()
+		if err != nil {
+			return nil, nil, err
+		}
+		reg := registry.New(ro)
+		resolve := schema.RegistryResolver(reg)
+		dec := schemawire.New(schemawire.Options{Registry: reg, Compile: func(ctx context.Context, s *registry.Schema) (schemawire.Codec, error) {
+			return schema.Compile(ctx, s, resolve)
+		}})
+		backend = schemawire.NewBackend(cluster, dec, cat)
+		encoder = schemawire.NewEncoder(reg, func(ctx context.Context, s *registry.Schema) (schemawire.Encoding, error) {
+			return schema.Compile(ctx, s, resolve)
+		})
+	}
+	h := hub.New(backend, hub.Config{
 		CacheSize: cfg.CacheSize,
 		Logger:    log.With("component", "hub"),
 	})
@@ -66,6 +88,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		QueueSize:        cfg.QueueSize,
 		SlowPolicy:       edge.SlowPolicy(cfg.SlowPolicy),
 		MaxSubscriptions: cfg.MaxSubscriptions,
+		Encoder:          encoder,
 	})
 	// Catalog changes reach live clients: endpoint changes the hub's
 	// subscriptions, revocations the edge's sessions. Set before the catalog

@@ -318,7 +318,12 @@ func TestPublishesOfAConnectionKeepTheirOrder(t *testing.T) {
 }
 
 func (f *fixture) readBack(partition int32, offset int64) *kgo.Record {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{f.topic: {partition: kgo.NewOffset().At(offset)}}))
+	return f.readBackFrom(f.topic, partition, offset)
+}
+
+// readBackFrom reads the record at offset of topic's partition.
+func (f *fixture) readBackFrom(topic string, partition int32, offset int64) *kgo.Record {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(offset)}}))
 	if err != nil {
 		f.t.Fatal(err)
 	}
