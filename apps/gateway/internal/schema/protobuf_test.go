@@ -155,11 +155,11 @@ func TestProtobufDecodeCanonicalJSON(t *testing.T) {
 	}`)
 
 	// Encode is the inverse; protojson also takes the proto field names.
-	enc, err := c.Encode([]byte(`{"order_id_is_not_here":1}`))
+	_, err = c.Encode([]byte(`{"order_id_is_not_here":1}`))
 	if err == nil || !errors.Is(err, ErrBadMessage) || !strings.Contains(err.Error(), "order_id_is_not_here") {
 		t.Fatalf("Encode(unknown field) = %v", err)
 	}
-	enc, err = c.Encode(got)
+	enc, err := c.Encode(got)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
