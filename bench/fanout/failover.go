@@ -79,7 +79,7 @@ func orchestrateFailover(s *settings) {
 	_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 	must(err)
 	defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
-	token := catalog(ctx, kc, catalogTopic, topic)
+	token := catalog(ctx, kc, catalogTopic, topic, jsonEncoding)
 
 	nodeA := gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
 	nodeB := gatewayCmd(s, f.addrB, f.debugB, catalogTopic)
@@ -113,7 +113,7 @@ func orchestrateFailover(s *settings) {
 	var sent atomic.Int64
 	go func() {
 		defer close(pubDone)
-		publish(kc, topic, counters, s.payload, stopPub, &sent)
+		publish(kc, topic, counters, s.payload, jsonEncoding, stopPub, &sent)
 	}()
 
 	start := time.Now()

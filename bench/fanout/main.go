@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -66,6 +67,7 @@ type settings struct {
 	payload                          int
 	rampPerSec                       int
 	probe                            bool
+	format, registry                 string
 	failover                         failoverSettings
 }
 
@@ -85,6 +87,8 @@ func orchestrate() {
 	flag.IntVar(&s.payload, "payload", 512, "payload bytes per message")
 	flag.IntVar(&s.rampPerSec, "ramp", 2000, "new connections per second (all processes)")
 	flag.StringVar(&s.gatewayLogs, "gateway-logs", "", "write each gateway's log to <this prefix><listen address>.log (default: discarded)")
+	flag.StringVar(&s.format, "format", "json", "gateway mode: the topic's payload: json, or avro (schema-registry wire format, decoded by the gateway; needs -registry)")
+	flag.StringVar(&s.registry, "registry", os.Getenv("SCHEMA_REGISTRY_URL"), "with -format avro: the schema registry's Confluent-compatible API (default $SCHEMA_REGISTRY_URL); the gateway gets it too")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
 	flag.Parse()
@@ -117,6 +121,7 @@ func orchestrate() {
 	var srv *exec.Cmd
 	var published func() int64
 	var kc *kgo.Client
+	var enc payloadEncoding
 	token := "floor" // the floor server does not check it
 	if floorMode {
 		srv = exec.Command(os.Args[0], "floor-server", "-addr", s.gatewayAddr, "-keys", strconv.Itoa(s.keys), "-payload", strconv.Itoa(s.payload))
@@ -134,7 +139,17 @@ func orchestrate() {
 		_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 		must(err)
 		defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
-		token = catalog(ctx, kc, catalogTopic, topic)
+		enc = jsonEncoding
+		if s.format == "avro" {
+			if s.registry == "" {
+				log.Fatal("-format avro needs -registry (or SCHEMA_REGISTRY_URL)")
+			}
+			enc, err = registerAvro(s.registry, topic)
+			must(err)
+		} else if s.format != "json" {
+			log.Fatalf("-format %q: want json or avro", s.format)
+		}
+		token = catalog(ctx, kc, catalogTopic, topic, enc)
 		srv = gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
 	}
 	must(srv.Start())
@@ -154,7 +169,7 @@ func orchestrate() {
 		published = sent.Load
 		go func() {
 			defer close(pubDone)
-			publish(kc, topic, make([]int64, s.keys), s.payload, stopPub, &sent)
+			publish(kc, topic, make([]int64, s.keys), s.payload, enc, stopPub, &sent)
 		}()
 	}
 
@@ -194,8 +209,8 @@ func orchestrate() {
 	gwCPUSec := float64(gwCPU1-gwCPU0) / tick
 	lgCPUSec := float64(selfCPU1-selfCPU0) / tick
 	delivered := float64(total.Received)
-	fmt.Printf("\n== fanout, server: %s: %d clients (%d connected, %d subscribed), %d keys, %d-byte payload, %d processes, %s window ==\n",
-		serverName, s.clients, total.Connected, total.Subscribed, s.keys, s.payload, len(children), s.measure)
+	fmt.Printf("\n== fanout, server: %s: %d clients (%d connected, %d subscribed), %d keys, %d-byte %s payload, %d processes, %s window ==\n",
+		serverName, s.clients, total.Connected, total.Subscribed, s.keys, s.payload, s.format, len(children), s.measure)
 	fmt.Printf("published in window:        %d msgs (%.0f msgs/s)\n", sent1-sent0, float64(sent1-sent0)/secs)
 	fmt.Printf("delivered in window:        %d msgs (%.0f msgs/s)\n", total.Received, delivered/secs)
 	fmt.Printf("lost (per-key sequence):    %d   gaps reported: %d   errors: %d\n", total.Lost, total.Gaps, total.Errors)
@@ -225,6 +240,9 @@ func orchestrate() {
 // gatewayCmd is the gateway under test, listening on addr with pprof on debugAddr.
 func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
 	cmd := exec.Command(s.gatewayBin, "-addr", addr, "-debug-addr", debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
+	if s.registry != "" {
+		cmd.Args = append(cmd.Args, "-schema-registry-url", s.registry)
+	}
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if s.gatewayLogs != "" {
 		if f, err := os.Create(s.gatewayLogs + addr + ".log"); err == nil {
@@ -318,7 +336,7 @@ func delayBuckets(url string) string {
 
 // catalog writes a signing key, an app and one parameterised endpoint, and mints
 // a token for it.
-func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string) string {
+func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, enc payloadEncoding) string {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	must(err)
 	put := func(k string, v any) {
@@ -334,8 +352,10 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string) st
 		"y": base64.RawURLEncoding.EncodeToString(point[33:]),
 	}})
 	put("app/bench", map[string]any{"v": 1, "id": "bench", "name": "bench", "tokens_not_before": nil})
-	put("endpoint/bench", map[string]any{"v": 1, "id": "bench", "path": "/" + topic + "/{k}", "topic": topic, "key": nil, "key_param": "k",
-		"operations": []string{"subscribe"}, "payload_format": "json", "json_schema": nil, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}})
+	endpoint := map[string]any{"v": 1, "id": "bench", "path": "/" + topic + "/{k}", "topic": topic, "key": nil, "key_param": "k",
+		"operations": []string{"subscribe"}, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}}
+	maps.Copy(endpoint, enc.endpointFields())
+	put("endpoint/bench", endpoint)
 	now := time.Now()
 	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "sluice", "aud": "sluice-gateway", "sub": "bench", "jti": "bench-" + topic,
 		"iat": now.Unix(), "exp": now.Add(6 * time.Hour).Unix(), "permissions": map[string]any{"sub": []string{"/" + topic + "/*"}}})
@@ -347,7 +367,7 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string) st
 
 // publish gives every key one message per second until stop; counters[k] is the
 // last "n" sent for key k (read it once publish has returned).
-func publish(kc *kgo.Client, topic string, counters []int64, size int, stop <-chan struct{}, sent *atomic.Int64) {
+func publish(kc *kgo.Client, topic string, counters []int64, size int, enc payloadEncoding, stop <-chan struct{}, sent *atomic.Int64) {
 	keys := len(counters)
 	pad := strings.Repeat("x", max(size-80, 0))
 	const slots = 100 // 10 ms slots: each key once per second
@@ -363,8 +383,8 @@ func publish(kc *kgo.Client, topic string, counters []int64, size int, stop <-ch
 		}
 		for k := slot; k < keys; k += slots {
 			counters[k]++
-			v := fmt.Sprintf(`{"k":%d,"n":%d,"t":%d,"p":"%s"}`, k, counters[k], time.Now().UnixNano(), pad)
-			kc.Produce(context.Background(), &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(k)), Value: []byte(v)}, func(_ *kgo.Record, err error) {
+			v := enc.message(k, counters[k], time.Now().UnixNano(), pad)
+			kc.Produce(context.Background(), &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(k)), Value: v}, func(_ *kgo.Record, err error) {
 				if err != nil {
 					produceErrors.Add(1)
 					log.Printf("produce: %v", err)
