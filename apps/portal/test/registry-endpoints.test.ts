@@ -172,7 +172,8 @@ describe("the API of the running portal", () => {
   before(async () => {
     topic = await createTopic("registry", 1);
     await register(`${topic}-value`, JSON.stringify({ type: "object", properties: { id: { type: "string" } } }), "JSON");
-    await register(`${topic}-sluice.test.Event`, JSON.stringify({ type: "object" }), "JSON");
+    // Apicurio needs more than {"type":"object"} to tell a JSON Schema (error 42201).
+    await register(`${topic}-sluice.test.Event`, JSON.stringify({ type: "object", properties: { kind: { type: "string" } } }), "JSON");
   });
   const post = (body: Record<string, unknown>, key = editor.key) =>
     rawApi(`/apis/${apiId}/endpoints`, {

@@ -74,6 +74,7 @@ function startCli(profile: "dev" | "test", env: NodeJS.ProcessEnv = {}, place: P
   // The runner's stack exports these; a test decides for itself whether they are set.
   if (!("DATABASE_URL" in env)) delete childEnv.DATABASE_URL;
   if (!("KAFKA_BROKERS" in env)) delete childEnv.KAFKA_BROKERS;
+  if (!("SCHEMA_REGISTRY_URL" in env)) delete childEnv.SCHEMA_REGISTRY_URL;
   const child = spawn(process.execPath, ["--import", "tsx", CLI, "start", "--profile", profile], {
     cwd: REPO_ROOT,
     env: childEnv,
