@@ -63,10 +63,18 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   const infra = { databaseUrl, kafkaBrokers, schemaRegistryUrl };
   const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
-  const demoAvro = demo && demoAvroEnabled(config);
+  let demoAvro = demo && demoAvroEnabled(config);
   if (demo) await ensureDemoTopic(kafkaBrokers, { avro: demoAvro });
-  // Registered before the prepare step: the demo's avro endpoint names a subject the registry must have.
-  if (demoAvro) await registerDemoAvroSchema(schemaRegistryUrl);
+  // Registered before the prepare step: the demo's avro endpoint names a subject
+  // the registry must have. A demo that cannot start is left out, not fatal.
+  if (demoAvro) {
+    try {
+      await registerDemoAvroSchema(schemaRegistryUrl);
+    } catch (err) {
+      say(`the Avro demo is off: ${(err as Error).message}`);
+      demoAvro = false;
+    }
+  }
   const demoEnv = demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC, ...(demoAvro ? { SLUICE_DEMO_AVRO_TOPIC: DEMO_AVRO_TOPIC } : {}) } : {};
   const { admin, signingKey, demo: demoApi } = await preparePortal(config, stackEnv(config, infra, { ...portalOnly, ...demoEnv }));
   if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
