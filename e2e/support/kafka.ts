@@ -16,10 +16,15 @@ export async function createTopic(topic: string, partitions = 3): Promise<void> 
 
 /** Produces one JSON record (acks=all) and returns where Kafka put it. */
 export async function produce(topic: string, key: string, value: unknown): Promise<{ partition: number; offset: string }> {
+  return produceRaw(topic, key, Buffer.from(JSON.stringify(value)));
+}
+
+/** Produces one record with the given value bytes (acks=all), e.g. Avro in the registry's wire format. */
+export async function produceRaw(topic: string, key: string, value: Buffer): Promise<{ partition: number; offset: string }> {
   const producer = kafka().producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {
-    const [meta] = await producer.send({ topic, acks: -1, messages: [{ key, value: JSON.stringify(value) }] });
+    const [meta] = await producer.send({ topic, acks: -1, messages: [{ key, value }] });
     return { partition: meta!.partition, offset: meta!.baseOffset! };
   } finally {
     await producer.disconnect();
@@ -32,12 +37,17 @@ export async function readRecord(topic: string, partition: number, offset: strin
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
-    const found = new Promise<{ key: string; value: string; headers: Record<string, string> }>((resolve) => {
+    const found = new Promise<{ key: string; value: string; raw: Buffer; headers: Record<string, string> }>((resolve) => {
       void consumer.run({
         eachMessage: async ({ partition: p, message }) => {
           if (p !== partition || message.offset !== offset) return;
           const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
-          resolve({ key: message.key?.toString() ?? "", value: message.value?.toString() ?? "", headers });
+          resolve({
+            key: message.key?.toString() ?? "",
+            value: message.value?.toString() ?? "",
+            raw: message.value ?? Buffer.alloc(0),
+            headers,
+          });
         },
       });
     });

@@ -3,7 +3,8 @@
 // in: the first admin from SLUICE_ADMIN_EMAIL/SLUICE_ADMIN_PASSWORD, or a one-time
 // setup link; an active ES256 signing key (generated at first start), after
 // tombstoning retired keys whose tokens have all expired; the live console's app;
-// and, when the launcher feeds a demo topic (SLUICE_DEMO_TOPIC), a demo API on an
+// and, when the launcher feeds a demo topic (SLUICE_DEMO_TOPIC, and the Avro one,
+// SLUICE_DEMO_AVRO_TOPIC, with the local schema registry), a demo API on an
 // empty catalog. Prints one JSON line on stdout for the launcher; nothing else.
 import { createDb } from "@sluice/db";
 
@@ -21,7 +22,9 @@ try {
   const expiredKeys = await db.transaction((tx) => expireRetiredSigningKeys({ tx }));
   const consoleApp = await ensureConsoleApp({ db });
   const demoTopic = process.env.SLUICE_DEMO_TOPIC;
-  const demo = demoTopic ? await ensureDemoApi({ db, topic: demoTopic }) : { kind: "skipped" as const };
+  const demo = demoTopic
+    ? await ensureDemoApi({ db, topic: demoTopic, avroTopic: process.env.SLUICE_DEMO_AVRO_TOPIC || undefined })
+    : { kind: "skipped" as const };
   process.stdout.write(
     `${JSON.stringify({ admin, signingKey: { ...signingKey, expiredKeys }, consoleApp: { id: consoleApp.app.id, created: consoleApp.created }, demo })}\n`,
   );

@@ -8,11 +8,14 @@ import { catalogOutbox, endpoints, streamingApis } from "@sluice/db";
 
 import { ensureDemoApi, DEMO_API_NAME } from "../lib/domain/demo/ensure-demo-api";
 import { closeKafkaAdmins } from "../lib/kafka/admin";
+import { closePortalRegistry } from "../lib/registry/registry";
 import { createTopic } from "./catalog-helpers";
 import { scratchDatabase } from "./helpers";
 
 // createEndpoint checks the topic with the portal's shared Kafka client: let the process exit.
 after(closeKafkaAdmins);
+// The avro endpoint checks its subject with the portal's shared registry client.
+after(() => closePortalRegistry());
 
 test("an empty catalog gets the demo API once; a catalog with any API gets nothing", async (t) => {
   const db = await scratchDatabase(t);
@@ -38,4 +41,28 @@ test("an empty catalog gets the demo API once; a catalog with any API gets nothi
   // Started again, or after the user deleted the demo and made their own APIs: nothing new.
   assert.deepEqual(await ensureDemoApi({ db, topic }), { kind: "skipped" });
   assert.equal((await db.select().from(streamingApis)).length, 1);
+});
+
+test("with the Avro demo topic, the demo API also gets an avro endpoint on its registered subject", async (t) => {
+  const registryUrl = process.env.SCHEMA_REGISTRY_URL?.replace(/\/+$/, "");
+  if (!registryUrl) throw new Error("SCHEMA_REGISTRY_URL is not set: run integration tests through ./sluice test");
+  const db = await scratchDatabase(t);
+  const topic = await createTopic("demo", 3);
+  const avroTopic = await createTopic("demo-orders-avro", 3);
+  // What the launcher does before the prepare step (packages/stack/src/demo.ts registerDemoAvroSchema).
+  const schema = { type: "record", name: "Order", namespace: "sluice.demo", fields: [{ name: "orderId", type: "string" }] };
+  const res = await fetch(`${registryUrl}/subjects/${encodeURIComponent(`${avroTopic}-value`)}/versions`, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.schemaregistry.v1+json" },
+    body: JSON.stringify({ schema: JSON.stringify(schema) }),
+  });
+  assert.equal(res.status, 200, await res.text());
+
+  const made = await ensureDemoApi({ db, topic, avroTopic });
+  assert.equal(made.kind === "created" && made.avroEndpointPath, `/${avroTopic}/{customer}`);
+  const orders = (await db.select().from(endpoints)).find((e) => e.topic === avroTopic);
+  assert.equal(orders?.payloadFormat, "avro");
+  assert.equal(orders?.valueSubject, `${avroTopic}-value`);
+  assert.equal(orders?.valueSubjectStrategy, "topic");
+  assert.equal(orders?.valueSchemaVersion, null, "the latest version: a newer demo schema is used without a change here");
 });

@@ -33,7 +33,7 @@ export interface PortalPrepared {
   /** The active token-signing key: generated at the first start, then reused. */
   signingKey: { kind: "created" | "exists"; kid: string; expiredKeys: string[] };
   /** The demo API, made on an empty catalog when the launcher feeds the demo topic. */
-  demo?: { kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" };
+  demo?: { kind: "created"; apiId: string; endpointPath: string; avroEndpointPath?: string } | { kind: "skipped" };
 }
 
 /**

@@ -7,7 +7,15 @@ import path from "node:path";
 import { migrateDatabase } from "@sluice/db/migrate";
 import type { StackConfig, StackUrls } from "./config.ts";
 import { StackError } from "./errors.ts";
-import { DEMO_TOPIC, demoEnabled, ensureDemoTopic, startDemoFeeder } from "./demo.ts";
+import {
+  DEMO_AVRO_TOPIC,
+  DEMO_TOPIC,
+  demoAvroEnabled,
+  demoEnabled,
+  ensureDemoTopic,
+  registerDemoAvroSchema,
+  startDemoFeeder,
+} from "./demo.ts";
 import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
 import { checkExternalSchemaRegistry, findRegistryJava, startLocalSchemaRegistry } from "./schema-registry.ts";
 import { say } from "./log.ts";
@@ -55,16 +63,27 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   const infra = { databaseUrl, kafkaBrokers, schemaRegistryUrl };
   const portalOnly = { SLUICE_SECRET_KEY: portalSecretKey(config) };
   const demo = demoEnabled(config);
-  if (demo) await ensureDemoTopic(kafkaBrokers);
-  const {
-    admin,
-    signingKey,
-    demo: demoApi,
-  } = await preparePortal(config, stackEnv(config, infra, { ...portalOnly, ...(demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC } : {}) }));
+  let demoAvro = demo && demoAvroEnabled(config);
+  if (demo) await ensureDemoTopic(kafkaBrokers, { avro: demoAvro });
+  // Registered before the prepare step: the demo's avro endpoint names a subject
+  // the registry must have. A demo that cannot start is left out, not fatal.
+  if (demoAvro) {
+    try {
+      await registerDemoAvroSchema(schemaRegistryUrl);
+    } catch (err) {
+      say(`the Avro demo is off: ${(err as Error).message}`);
+      demoAvro = false;
+    }
+  }
+  const demoEnv = demo ? { SLUICE_DEMO_TOPIC: DEMO_TOPIC, ...(demoAvro ? { SLUICE_DEMO_AVRO_TOPIC: DEMO_AVRO_TOPIC } : {}) } : {};
+  const { admin, signingKey, demo: demoApi } = await preparePortal(config, stackEnv(config, infra, { ...portalOnly, ...demoEnv }));
   if (signingKey.kind === "created") say(`generated the token-signing key ${signingKey.kid} (ES256, encrypted at rest)`);
-  if (demoApi?.kind === "created") say(`added the demo API "Demo vehicles" (${demoApi.endpointPath}) to the empty catalog`);
+  if (demoApi?.kind === "created")
+    say(
+      `added the demo API "Demo vehicles" (${[demoApi.endpointPath, demoApi.avroEndpointPath].filter(Boolean).join(", ")}) to the empty catalog`,
+    );
   await startServices(config, supervisor, infra, portalOnly);
-  if (demo) startDemoFeeder(config, supervisor, stackEnv(config, infra, { SLUICE_DEMO_TOPIC: DEMO_TOPIC }));
+  if (demo) startDemoFeeder(config, supervisor, stackEnv(config, infra, demoEnv));
   const urls: StackUrls = {
     ...serviceUrls(config),
     databaseUrl,

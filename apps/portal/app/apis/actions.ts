@@ -12,7 +12,7 @@ import { deleteEndpoint } from "@/lib/domain/endpoints/delete-endpoint";
 import { updateEndpoint } from "@/lib/domain/endpoints/update-endpoint";
 import { AppError } from "@/lib/errors";
 import { createApiInput, splitTags, updateApiInput } from "@/lib/validation/apis";
-import { createEndpointInput, updateEndpointInput } from "@/lib/validation/endpoints";
+import { createEndpointInput, isRegistryFormat, type PayloadFormat, updateEndpointInput } from "@/lib/validation/endpoints";
 
 import { foldFieldErrors } from "./form-errors";
 import type { FormState } from "@/lib/actions/form-state";
@@ -95,18 +95,36 @@ function endpointInput(form: FormData, { editing }: { editing: boolean }) {
   const examples = parseJson("examples", []);
   if (examples !== undefined && !Array.isArray(examples))
     errors.examples = 'must be a JSON array with one item per example message, e.g. [{"price": 1.5}]';
+  const payloadFormat = text(form, "payloadFormat") || "json";
   const input = {
     topic: text(form, "topic").trim(),
     ...(param ? { keyParam: param[1], ...(editing ? { key: undefined } : {}) } : { key: text(form, "key") }),
     operations: form.getAll("operations").map(String),
-    payloadFormat: text(form, "payloadFormat") || "json",
+    payloadFormat,
     jsonSchema: parseJson("jsonSchema", null),
+    ...(isRegistryFormat(payloadFormat as PayloadFormat) ? { valueSchema: valueSchemaInput(form) } : {}),
     description: text(form, "description"),
     examples,
   };
   const fieldErrors = Object.entries(errors).map(([field, message]) => ({ field, message }));
   if (fieldErrors.length) throw new AppError("validation_failed", 422, "Please fix the fields marked below.", fieldErrors);
   return input;
+}
+
+/**
+ * The value schema fields of the registry formats: the strategy, the record name
+ * (sent only by the record strategies: the topic strategy's input is hidden, and
+ * a stale value must not count), and the version, `latest` or a number.
+ */
+function valueSchemaInput(form: FormData) {
+  const strategy = text(form, "valueSchema.strategy") || "topic";
+  const version = text(form, "valueSchema.version").trim();
+  return {
+    strategy,
+    recordName: strategy === "topic" ? null : text(form, "valueSchema.recordName").trim(),
+    // A version that is not a number goes through as text, for zod to name the field.
+    version: version === "" || version === "latest" ? null : /^\d+$/.test(version) ? Number(version) : version,
+  };
 }
 
 export async function saveEndpointAction(_prev: FormState, form: FormData): Promise<FormState> {

@@ -9,6 +9,7 @@ import { FormMessage } from "@/components/ui/form-message";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 import { saveEndpointAction } from "./actions";
+import { ValueSchemaFields, type ValueSchemaDefaults } from "./value-schema-fields";
 import { initialFormState, formValue, formValues } from "@/lib/actions/form-state";
 
 export interface EndpointFormDefaults {
@@ -19,6 +20,8 @@ export interface EndpointFormDefaults {
   operations: string[];
   payloadFormat: string;
   jsonSchema: string;
+  /** For the registry formats. */
+  valueSchema?: ValueSchemaDefaults;
   examples: string;
   description: string;
 }
@@ -28,27 +31,37 @@ const OPERATION_OPTIONS = [
   { value: "publish", label: "Publish", hint: "Clients write records" },
 ];
 
+const REGISTRY_FORMATS = ["avro", "protobuf", "json-schema"];
+
 /**
  * Adds an endpoint to an API or edits one. `topics` are Kafka's real topics;
  * null when Kafka could not be reached (the topic is then typed by hand and
- * checked on save).
+ * checked on save). `registry`: whether the portal has a schema registry
+ * (SCHEMA_REGISTRY_URL); without one the registry formats are not offered.
  */
 export function EndpointForm({
   apiId,
   topics,
   kafkaError,
+  registry,
   endpoint,
 }: {
   apiId: string;
   topics: { name: string; partitions: number }[] | null;
   kafkaError?: string;
+  registry: boolean;
   endpoint?: EndpointFormDefaults;
 }) {
   const [state, action] = useActionState(saveEndpointAction, initialFormState);
   const errors = state.fieldErrors ?? {};
   const topic = formValue(state, "topic", endpoint?.topic);
   const [format, setFormat] = useState(formValue(state, "payloadFormat", endpoint?.payloadFormat ?? "json"));
+  // The topic as chosen now: the registry's subjects and the computed subject follow it.
+  const [liveTopic, setLiveTopic] = useState(topic);
   const known = topics?.some((t) => t.name === topic);
+  const isRegistryFormat = REGISTRY_FORMATS.includes(format);
+  // An endpoint that already has a registry format keeps it offered, so editing it without a registry shows what it is.
+  const offerRegistry = registry || REGISTRY_FORMATS.includes(endpoint?.payloadFormat ?? "");
   return (
     <form action={action} className="max-w-3xl space-y-6" noValidate aria-label={endpoint?.id ? "Edit endpoint" : "New endpoint"}>
       <CsrfField />
@@ -70,6 +83,7 @@ export function EndpointForm({
             name="topic"
             required
             defaultValue={topic}
+            onChange={(e) => setLiveTopic(e.target.value)}
             error={errors.topic}
             hint={topics.length ? "Topics in the Kafka cluster, with their partition counts" : "Kafka has no topics yet: create one first"}
           >
@@ -87,6 +101,7 @@ export function EndpointForm({
             name="topic"
             required
             defaultValue={topic}
+            onChange={(e) => setLiveTopic(e.target.value)}
             error={errors.topic}
             hint={kafkaError ?? "Kafka is not reachable right now; type the topic name."}
           />
@@ -122,12 +137,38 @@ export function EndpointForm({
         defaultValue={format}
         onChange={(e) => setFormat(e.target.value)}
         error={errors.payloadFormat}
-        hint="json: each record is a JSON value; text: UTF-8 text; bytes: anything (sent to clients as base64)"
+        hint={
+          <>
+            json: each record is a JSON value; text: UTF-8 text; bytes: anything (sent to clients as base64).
+            {offerRegistry
+              ? " avro, protobuf, json-schema: records in the schema registry's wire format, delivered and published as JSON."
+              : " The schema registry formats (avro, protobuf, json-schema) need a schema registry: the portal has none (SCHEMA_REGISTRY_URL is not set)."}
+          </>
+        }
       >
         <option value="json">json</option>
         <option value="text">text</option>
         <option value="bytes">bytes</option>
+        {offerRegistry
+          ? REGISTRY_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))
+          : null}
       </SelectField>
+
+      {isRegistryFormat ? (
+        <ValueSchemaFields
+          topic={liveTopic}
+          errors={errors}
+          defaults={{
+            strategy: formValue(state, "valueSchema.strategy", endpoint?.valueSchema?.strategy ?? "topic"),
+            recordName: formValue(state, "valueSchema.recordName", endpoint?.valueSchema?.recordName ?? ""),
+            version: formValue(state, "valueSchema.version", endpoint?.valueSchema?.version ?? "latest"),
+          }}
+        />
+      ) : null}
 
       {format === "json" ? (
         <TextAreaField
@@ -149,7 +190,7 @@ export function EndpointForm({
         spellCheck={false}
         defaultValue={formValue(state, "examples", endpoint?.examples)}
         error={errors.examples}
-        placeholder={format === "json" ? '[{ "price": 187.2 }]' : format === "text" ? '["hello"]' : '["aGVsbG8="]'}
+        placeholder={format === "json" || isRegistryFormat ? '[{ "price": 187.2 }]' : format === "text" ? '["hello"]' : '["aGVsbG8="]'}
         hint="A JSON array, one item per example (up to 10). For text, strings; for bytes, base64 strings. They must match the schema."
       />
 

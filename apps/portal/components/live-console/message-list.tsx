@@ -53,7 +53,16 @@ export function MessageList({ rows, rate, total, subState, connected }: Props) {
                   {r.key}
                 </span>
               </div>
-              <pre className="mt-1 overflow-auto text-xs text-slate-900" data-testid="console-message-payload">
+              {r.error !== undefined ? (
+                <p className="mt-1 text-xs text-amber-900" data-testid="console-message-error">
+                  Not decoded: {r.error}. The record's raw value, base64:
+                </p>
+              ) : null}
+              <pre
+                className={`mt-1 overflow-auto text-xs ${r.error !== undefined ? "break-all whitespace-pre-wrap text-slate-600" : "text-slate-900"}`}
+                data-testid="console-message-payload"
+                data-kind={r.payloadKind}
+              >
                 {r.payload}
               </pre>
             </li>

@@ -29,9 +29,11 @@ export function PublishForm({ endpoint, state, connected, onPayloadChange, onPub
       <label htmlFor="console-payload" className="block text-xs text-slate-600">
         {endpoint.payloadFormat === "json"
           ? `JSON${endpoint.jsonSchema ? ", checked against the endpoint's schema before it is sent" : ""}`
-          : endpoint.payloadFormat === "text"
-            ? "Text"
-            : "Bytes, as base64"}
+          : endpoint.payloadFormat !== "text" && endpoint.payloadFormat !== "bytes"
+            ? `JSON: the gateway encodes it as ${endpoint.payloadFormat} with the endpoint's registry schema (error 4022 names a field that does not fit)`
+            : endpoint.payloadFormat === "text"
+              ? "Text"
+              : "Bytes, as base64"}
       </label>
       <textarea
         id="console-payload"

@@ -11,6 +11,7 @@ import {
   concretePath,
   formatPayload,
   keyOfPath,
+  travelsAsJson,
   preparePublish,
   RateMeter,
   replayFrom,
@@ -39,7 +40,7 @@ export function describeError(err: unknown): string {
 }
 
 function initialPayload(endpoint: ConsoleEndpoint, example: unknown): string {
-  if (endpoint.payloadFormat === "json") return JSON.stringify(example ?? {}, null, 2);
+  if (travelsAsJson(endpoint)) return JSON.stringify(example ?? {}, null, 2);
   if (endpoint.payloadFormat === "text") return typeof example === "string" ? example : "";
   return "";
 }
@@ -102,7 +103,7 @@ export function useLiveConsole({
     meter.current.add(now);
     received.current++;
     lastPosition.current = m.position;
-    const shown = formatPayload(m.data);
+    const shown = formatPayload(m.data, m.error);
     pending.current.push({
       kind: "message",
       id: nextId.current++,
@@ -112,6 +113,7 @@ export function useLiveConsole({
       key: keyOfPath(m.endpoint),
       payload: shown.text,
       payloadKind: shown.kind,
+      ...(shown.error === undefined ? {} : { error: shown.error }),
     });
   }, []);
 

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { concretePath, formatPayload, keyOfPath, preparePublish, RateMeter, replayFrom, type ConsoleEndpoint } from "./console-model";
+import {
+  concretePath,
+  formatPayload,
+  keyOfPath,
+  preparePublish,
+  RateMeter,
+  replayFrom,
+  travelsAsJson,
+  type ConsoleEndpoint,
+} from "./console-model";
 
 const exact: ConsoleEndpoint = { path: "/orders/eu", topic: "orders", key: "eu", keyParam: null, payloadFormat: "json", jsonSchema: null };
 const param: ConsoleEndpoint = {
@@ -35,6 +44,25 @@ test("payloads are shown as pretty JSON, text, or hex bytes", () => {
   assert.deepEqual(formatPayload("hello"), { text: "hello", kind: "text" });
   assert.deepEqual(formatPayload(null), { text: "null", kind: "json" });
   assert.deepEqual(formatPayload(new Uint8Array([0, 255])), { text: "2 bytes: 00 ff", kind: "bytes" });
+});
+
+test("a message the gateway could not decode is shown as base64 with the reason", () => {
+  const raw = new Uint8Array([0, 0, 0, 0, 9, 6, 65]);
+  assert.deepEqual(formatPayload(raw, "schema id 9 is not in the registry"), {
+    text: "AAAAAAkGQQ==",
+    kind: "undecoded",
+    error: "schema id 9 is not in the registry",
+  });
+  // The reason decides, not the shape of data: a decoded avro message is JSON like any other.
+  assert.deepEqual(formatPayload({ id: "A-1" }), { text: '{\n  "id": "A-1"\n}', kind: "json" });
+});
+
+test("json and the registry formats travel as JSON; text and bytes do not", () => {
+  for (const format of ["json", "avro", "protobuf", "json-schema"] as const) assert.equal(travelsAsJson({ payloadFormat: format }), true);
+  for (const format of ["text", "bytes"] as const) assert.equal(travelsAsJson({ payloadFormat: format }), false);
+  const avro: ConsoleEndpoint = { ...exact, payloadFormat: "avro" };
+  assert.deepEqual(preparePublish(avro, '{"id": "A-1"}'), { ok: true, value: { id: "A-1" } });
+  assert.equal(preparePublish(avro, "{").ok, false);
 });
 
 test("publish input is parsed and checked against the endpoint's schema, naming the field", () => {

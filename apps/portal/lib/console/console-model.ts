@@ -50,8 +50,28 @@ export function keyOfPath(path: string): string {
     .join("/");
 }
 
-/** A message payload as text: JSON pretty-printed, text as is, bytes as hex. */
-export function formatPayload(data: unknown): { text: string; kind: "json" | "text" | "bytes" } {
+/** Whether the endpoint's messages travel as JSON (json, and the registry formats, decoded by the gateway). */
+export const travelsAsJson = (endpoint: Pick<ConsoleEndpoint, "payloadFormat">): boolean =>
+  endpoint.payloadFormat !== "text" && endpoint.payloadFormat !== "bytes";
+
+/**
+ * A message payload as text: JSON pretty-printed, text as is, bytes as hex. A
+ * message the gateway could not decode (a registry format: schema id unknown,
+ * registry away, data not fitting the schema) carries the reason in `error` and
+ * its raw record value as bytes: shown as base64, the way the gateway sent it,
+ * with the reason beside it.
+ */
+export function formatPayload(
+  data: unknown,
+  error?: string,
+): { text: string; kind: "json" | "text" | "bytes" | "undecoded"; error?: string } {
+  if (error !== undefined) {
+    const raw = data instanceof Uint8Array ? data : new Uint8Array();
+    const shown = raw.subarray(0, 4096);
+    let binary = "";
+    for (const b of shown) binary += String.fromCharCode(b);
+    return { text: `${btoa(binary)}${raw.length > shown.length ? " …" : ""}`, kind: "undecoded", error };
+  }
   if (data instanceof Uint8Array) {
     const shown = Array.from(data.subarray(0, 256), (b) => b.toString(16).padStart(2, "0")).join(" ");
     return { text: `${data.length} bytes: ${shown}${data.length > 256 ? " …" : ""}`, kind: "bytes" };
@@ -73,6 +93,8 @@ export function formatArrival(ms: number): string {
  * base64.
  */
 export function preparePublish(endpoint: ConsoleEndpoint, raw: string): Checked<unknown> {
+  // A registry format is published as JSON too: the gateway encodes it with the
+  // endpoint's subject and answers 4022 naming the field when it does not fit.
   if (endpoint.payloadFormat === "text") return { ok: true, value: raw };
   if (endpoint.payloadFormat === "bytes") {
     const compact = raw.replace(/\s+/g, "");

@@ -12,7 +12,18 @@ export type Phase = "idle" | "connecting" | "connected" | "reconnecting" | "clos
 export type SubState = "none" | "subscribing" | "live" | "paused";
 
 export type Row =
-  | { kind: "message"; id: number; arrivedAt: number; partition: number; seq: number; key: string; payload: string; payloadKind: string }
+  | {
+      kind: "message";
+      id: number;
+      arrivedAt: number;
+      partition: number;
+      seq: number;
+      key: string;
+      payload: string;
+      payloadKind: string;
+      /** Why the gateway could not decode the record (registry formats); the payload is then its raw value in base64. */
+      error?: string;
+    }
   | { kind: "notice"; id: number; arrivedAt: number; text: string; tone: "info" | "warn" };
 
 export interface FieldMessage {

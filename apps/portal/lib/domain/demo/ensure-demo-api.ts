@@ -19,7 +19,13 @@ export const DEMO_API_NAME = "Demo vehicles";
 export async function ensureDemoApi(options: {
   db: Database;
   topic: string;
-}): Promise<{ kind: "created"; apiId: string; endpointPath: string } | { kind: "skipped" }> {
+  /**
+   * The Avro demo topic (local mode with the local schema registry): its orders
+   * are Avro under `<topic>-value`, which the launcher registered, and get an
+   * avro endpoint, decoded to JSON by the gateway.
+   */
+  avroTopic?: string;
+}): Promise<{ kind: "created"; apiId: string; endpointPath: string; avroEndpointPath?: string } | { kind: "skipped" }> {
   const [anyApi] = await options.db.select({ id: streamingApis.id }).from(streamingApis).limit(1);
   if (anyApi) return { kind: "skipped" };
   const api = await createApi({
@@ -56,5 +62,18 @@ export async function ensureDemoApi(options: {
       examples: [{ vehicle: "v1", speedKmh: 52.4, heading: 270, lat: 52.3702, lon: 4.8952, at: "2026-11-22T12:00:00.000Z" }],
     }),
   });
-  return { kind: "created", apiId: api.id, endpointPath: endpoint.path };
+  if (!options.avroTopic) return { kind: "created", apiId: api.id, endpointPath: endpoint.path };
+  const orders = await createEndpoint({
+    db: options.db,
+    actor: SYSTEM_ACTOR,
+    apiId: api.id,
+    input: parseInput(createEndpointInput, {
+      path: `/${options.avroTopic}/{customer}`,
+      operations: ["subscribe"],
+      payloadFormat: "avro",
+      valueSchema: { strategy: "topic", version: null },
+      description: `Orders of three simulated customers (keys c1, c2, c3), one every two seconds, written in Avro with the schema registered as \`${options.avroTopic}-value\`. The gateway decodes each record with the schema it names and delivers it as JSON.`,
+    }),
+  });
+  return { kind: "created", apiId: api.id, endpointPath: endpoint.path, avroEndpointPath: orders.path };
 }

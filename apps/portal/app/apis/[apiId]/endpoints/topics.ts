@@ -1,5 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { listKafkaTopics, type KafkaTopic } from "@/lib/kafka/admin";
+import { portalRegistry } from "@/lib/registry/registry";
 
 /** Kafka's topics for a form, or null with the reason when Kafka cannot be reached (the page still renders). */
 export async function topicsForForm(): Promise<{ topics: KafkaTopic[] | null; kafkaError?: string }> {
@@ -9,6 +10,20 @@ export async function topicsForForm(): Promise<{ topics: KafkaTopic[] | null; ka
     return { topics: await listKafkaTopics({ fresh: true }) };
   } catch (err) {
     if (err instanceof AppError && err.status === 503) return { topics: null, kafkaError: err.message };
+    throw err;
+  }
+}
+
+/**
+ * Whether the portal has a schema registry, for the form to offer the registry
+ * formats. Settings that do not load count as none here (the form still serves
+ * the other formats); saving a registry format then names the problem.
+ */
+export function registryForForm(): boolean {
+  try {
+    return portalRegistry() !== null;
+  } catch (err) {
+    if (err instanceof AppError) return false;
     throw err;
   }
 }

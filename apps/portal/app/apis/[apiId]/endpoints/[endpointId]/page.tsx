@@ -9,6 +9,8 @@ import { hasRole } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
+import { getEndpointValueSchema } from "@/lib/domain/registry/get-endpoint-value-schema";
+import { AppError } from "@/lib/errors";
 
 import { DeleteButton } from "../../../delete-button";
 import { loadOr404 } from "@/lib/load-or-404";
@@ -18,6 +20,25 @@ export const metadata: Metadata = { title: "Endpoint · Sluice" };
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** A registry schema's text pretty-printed when it is JSON (Avro, JSON Schema); a .proto file as is. */
+function prettySchemaText(text: string): string {
+  try {
+    return pretty(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/** The registry schema of a registry-format endpoint, or why it cannot be shown (no registry, unreachable, not registered). */
+async function valueSchemaOf(load: () => ReturnType<typeof getEndpointValueSchema>) {
+  try {
+    return { schema: await load() };
+  } catch (err) {
+    if (err instanceof AppError) return { problem: err.message };
+    throw err;
+  }
+}
+
 export default async function EndpointPage({ params }: { params: Promise<{ apiId: string; endpointId: string }> }) {
   const { apiId, endpointId } = await params;
   const actor = await pageActor("viewer", `/apis/${apiId}/endpoints/${endpointId}`);
@@ -25,6 +46,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
   const canEdit = hasRole(actor, "editor");
   const { topics, kafkaError } = await topicsForForm();
   const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
+  const registered = endpoint.valueSchema
+    ? await valueSchemaOf(() => getEndpointValueSchema({ db: getDb(), actor, endpointId: endpoint.id }))
+    : null;
 
   return (
     <>
@@ -93,7 +117,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           <h2 id="schema-heading" className="mb-2 text-base font-semibold">
             Message schema
           </h2>
-          {endpoint.jsonSchema ? (
+          {endpoint.valueSchema ? (
+            <RegistrySchema valueSchema={endpoint.valueSchema} registered={registered} />
+          ) : endpoint.jsonSchema ? (
             <pre
               className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
               data-testid="endpoint-schema"
@@ -154,6 +180,56 @@ function Fact({ term, children }: { term: string; children: React.ReactNode }) {
     <div>
       <dt className="text-slate-500">{term}</dt>
       <dd className="mt-0.5 font-medium text-slate-900">{children}</dd>
+    </div>
+  );
+}
+
+function RegistrySchema({
+  valueSchema,
+  registered,
+}: {
+  valueSchema: { subject: string; version: number | null; strategy: string };
+  registered: Awaited<ReturnType<typeof valueSchemaOf>> | null;
+}) {
+  const schema = registered && "schema" in registered ? registered.schema : null;
+  return (
+    <div data-testid="endpoint-value-schema">
+      <dl className="mb-3 grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
+        <Fact term="Subject">
+          <code className="break-all" data-testid="endpoint-value-subject">
+            {valueSchema.subject}
+          </code>{" "}
+          <span className="text-xs text-slate-500">({valueSchema.strategy} strategy)</span>
+        </Fact>
+        <Fact term="Version">
+          <span data-testid="endpoint-value-version">
+            {valueSchema.version === null ? `latest${schema ? ` (now ${schema.version})` : ""}` : valueSchema.version}
+          </span>
+        </Fact>
+        {schema ? (
+          <>
+            <Fact term="Schema type">
+              <span data-testid="endpoint-value-schema-type">{schema.schemaType}</span>
+            </Fact>
+            <Fact term="Schema id">{schema.id}</Fact>
+          </>
+        ) : null}
+      </dl>
+      <p className="mb-2 text-xs text-slate-500">
+        Records are decoded with the schema whose id they carry and arrive as JSON; publishes are encoded with the version above.
+      </p>
+      {schema ? (
+        <pre
+          className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
+          data-testid="endpoint-schema"
+        >
+          {prettySchemaText(schema.schema)}
+        </pre>
+      ) : (
+        <p className="text-sm text-amber-800" data-testid="endpoint-value-schema-problem">
+          {registered && "problem" in registered ? registered.problem : "The schema could not be loaded."}
+        </p>
+      )}
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 
 import { EndpointForm } from "../../../../endpoint-form";
 import { loadOr404 } from "@/lib/load-or-404";
-import { topicsForForm } from "../../topics";
+import { registryForForm, topicsForForm } from "../../topics";
 
 export const metadata: Metadata = { title: "Edit endpoint · Sluice" };
 
@@ -32,6 +32,7 @@ export default async function EditEndpointPage({ params }: { params: Promise<{ a
         apiId={apiId}
         topics={topics}
         kafkaError={kafkaError}
+        registry={registryForForm()}
         endpoint={{
           id: endpoint.id,
           topic: endpoint.topic,
@@ -39,6 +40,13 @@ export default async function EditEndpointPage({ params }: { params: Promise<{ a
           operations: endpoint.operations,
           payloadFormat: endpoint.payloadFormat,
           jsonSchema: endpoint.jsonSchema ? JSON.stringify(endpoint.jsonSchema, null, 2) : "",
+          valueSchema: endpoint.valueSchema
+            ? {
+                strategy: endpoint.valueSchema.strategy,
+                recordName: endpoint.valueSchema.recordName ?? "",
+                version: endpoint.valueSchema.version === null ? "latest" : String(endpoint.valueSchema.version),
+              }
+            : undefined,
           examples: endpoint.examples.length ? JSON.stringify(endpoint.examples, null, 2) : "",
           description: endpoint.description,
         }}
