@@ -54,6 +54,27 @@ func (e payloadEncoding) endpointFields() map[string]any {
 	return map[string]any{"payload_format": "json", "json_schema": nil}
 }
 
+// sentAt reads the "t" (ns) of a record message wrote, for the Kafka-only
+// probe (which reads the records as Kafka holds them); 0 when it cannot.
+func (e payloadEncoding) sentAt(value []byte) int64 {
+	if e.format != "avro" {
+		return fieldInt(value, `"t":`)
+	}
+	if len(value) < 5 {
+		return 0
+	}
+	b := value[5:]
+	var t int64
+	for range 3 { // k, n, then t
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			return 0
+		}
+		t, b = v, b[n:]
+	}
+	return t
+}
+
 // message is the record value of message n of key k sent at t (ns), padded
 // with pad.
 func (e payloadEncoding) message(k int, n, t int64, pad string) []byte {

@@ -11,6 +11,9 @@ func TestAvroMessageIsTheWireFormat(t *testing.T) {
 	if got := e.message(1, 2, 3, "xy"); !bytes.Equal(got, want) {
 		t.Fatalf("% x, want % x", got, want)
 	}
+	if got := e.sentAt(e.message(1, 2, 1795000000123456789, "xy")); got != 1795000000123456789 {
+		t.Fatalf("sentAt: %d", got)
+	}
 	if got := jsonEncoding.message(1, 2, 3, "xy"); string(got) != `{"k":1,"n":2,"t":3,"p":"xy"}` {
 		t.Fatalf("json: %s", got)
 	}

@@ -179,7 +179,7 @@ func orchestrate() {
 	measureTo := measureFrom.Add(s.measure)
 	var probe *kafkaProbe
 	if s.probe && !floorMode {
-		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo)
+		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc)
 	}
 	children, outputs := startClients(s, topic, token, "ws://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
 

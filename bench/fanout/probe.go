@@ -25,7 +25,7 @@ type kafkaProbe struct {
 
 // startKafkaProbe assigns every partition of topic directly at its end offset (no
 // group) and measures now - "t" for records whose "t" falls in [from, to).
-func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int, from, to time.Time) *kafkaProbe {
+func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int, from, to time.Time, enc payloadEncoding) *kafkaProbe {
 	ends := endOffsets(ctx, brokers, topic, partitions)
 	at := map[int32]kgo.Offset{}
 	for p, off := range ends {
@@ -53,7 +53,7 @@ func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int,
 			fetches.EachRecord(func(r *kgo.Record) {
 				now := time.Now().UnixNano()
 				p.records++
-				t := fieldInt(r.Value, `"t":`)
+				t := enc.sentAt(r.Value)
 				if t < fromNs || t >= toNs {
 					return
 				}
