@@ -183,7 +183,15 @@ class Converter {
       if (t.logicalType === "decimal") return { title, ...doc, ...LOGICAL.decimal!(t) };
       const size = Number(t.size);
       const length = 4 * Math.ceil(size / 3);
-      return { title, ...doc, ...BASE64, minLength: length, maxLength: length, description: t.doc ?? `${size} bytes, base64` };
+      const zeros = Buffer.alloc(Math.max(0, size)).toString("base64");
+      return {
+        title,
+        ...BASE64,
+        minLength: length,
+        maxLength: length,
+        description: typeof t.doc === "string" && t.doc ? t.doc : `${size} bytes, base64`,
+        examples: [zeros],
+      };
     }
     const inner = namespaceOf(name);
     const fields = (t.fields as Json[] | undefined) ?? [];

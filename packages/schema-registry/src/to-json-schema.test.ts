@@ -86,7 +86,10 @@ describe("Avro to JSON Schema", () => {
     assert.deepEqual(p.payment.oneOf[2].required, ["shop.Card"], "a named branch is named by its full name");
     assert.deepEqual(p.status, { title: "Status", type: "string", enum: ["NEW", "PAID"], default: "NEW" });
     assert.deepEqual(p.tags, { type: "object", additionalProperties: { type: "integer", format: "int64" } });
-    assert.deepEqual([p.digest.contentEncoding, p.digest.minLength, p.digest.maxLength], ["base64", 24, 24]);
+    assert.deepEqual(
+      [p.digest.contentEncoding, p.digest.minLength, p.digest.maxLength, p.digest.examples],
+      ["base64", 24, 24, ["AAAAAAAAAAAAAAAAAAAAAA=="]],
+    );
     assert.deepEqual(p.raw, { type: "string", contentEncoding: "base64" });
     assert.deepEqual(p.score.anyOf[1].enum, ["NaN", "Infinity", "-Infinity"]);
     // The recursive Line lives in $defs and refers to itself; Card, used once, stays inline.
