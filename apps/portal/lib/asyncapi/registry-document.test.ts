@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { RegistryError, type SubjectVersion } from "@sluice/schema-registry";
+import { RegistryError, registrySchemaToJsonSchema, type SubjectVersion } from "@sluice/schema-registry";
 
 import type { SchemaRegistry } from "../registry/registry";
+import { compileJsonSchema, describeErrors } from "../validation/json-schema";
 import { buildAsyncApiDocument, type ApiForDocument, type EndpointForDocument } from "./build-document";
 import { registrySchemasFor } from "./registry-schemas";
 import { parseAsyncApi } from "./validate-document";
@@ -240,5 +241,69 @@ describe("AsyncAPI document of registry endpoints", () => {
     await registrySchemasFor({ endpoints: all, registry });
     assert.deepEqual(asked.filter((a) => a === "orders-value/2").length, 1);
     assert.deepEqual(asked.filter((a) => a === "payments-value/latest").length, 2);
+  });
+});
+
+describe("converted schemas are JSON Schema 2020-12 that accept the JSON the gateway serves", () => {
+  // The examples of docs/payload-formats.md: the schema and the decoded JSON it documents.
+  const docsAvro = {
+    type: "record",
+    name: "Order",
+    namespace: "shop",
+    fields: [
+      { name: "id", type: "string" },
+      { name: "total", type: { type: "bytes", logicalType: "decimal", precision: 9, scale: 2 } },
+      { name: "created_at", type: { type: "long", logicalType: "timestamp-millis" } },
+      { name: "note", type: ["null", "string"], default: null },
+      {
+        name: "payment",
+        type: ["null", "string", { type: "record", name: "Card", fields: [{ name: "last4", type: "string" }] }],
+        default: null,
+      },
+    ],
+  };
+  const docsProto = `syntax = "proto3";
+import "google/protobuf/timestamp.proto";
+message Order {
+  string id = 1;
+  int64 total_cents = 2;
+  repeated Item items = 3;
+  google.protobuf.Timestamp created_at = 4;
+  message Item { string sku = 1; int32 qty = 2; }
+}`;
+
+  async function validator(schemaType: "AVRO" | "PROTOBUF", schema: string) {
+    const { jsonSchema } = await registrySchemaToJsonSchema({ schemaType, schema, references: [] });
+    const check = compileJsonSchema(jsonSchema);
+    assert.ok(check.ok, check.ok ? "" : check.message);
+    return (value: unknown) => (check.validate(value) ? "ok" : describeErrors(check.validate.errors));
+  }
+
+  test("Avro", async () => {
+    const validate = await validator("AVRO", JSON.stringify(docsAvro));
+    const record = {
+      id: "o-17",
+      total: "12.30",
+      created_at: "2024-05-01T10:34:56.789Z",
+      note: null,
+      payment: { "shop.Card": { last4: "4242" } },
+    };
+    assert.equal(validate(record), "ok");
+    assert.equal(validate({ ...record, payment: { string: "voucher-9" }, note: "door" }), "ok");
+    assert.match(validate({ ...record, total: "12.3" }), /\/total must match pattern/);
+    assert.match(validate({ ...record, payment: "voucher-9" }), /\/payment/, "the schema describes the canonical form");
+    const { note: _note, ...withoutNote } = record;
+    assert.match(validate(withoutNote), /must have required property 'note'/);
+    assert.match(validate({ ...record, extra: 1 }), /must NOT have additional properties/);
+  });
+
+  test("Protobuf", async () => {
+    const validate = await validator("PROTOBUF", docsProto);
+    const message = { id: "o-17", totalCents: "1230", items: [{ sku: "a", qty: 2 }], createdAt: "2024-05-01T10:00:00.500Z" };
+    assert.equal(validate(message), "ok");
+    const { createdAt: _createdAt, ...unset } = message;
+    assert.equal(validate(unset), "ok", "a message field is left out when unset");
+    assert.match(validate({ ...message, totalCents: 1230 }), /\/totalCents must be string/);
+    assert.match(validate({ ...message, items: [{ sku: "a", qty: 2, price: 1 }] }), /additional properties/);
   });
 });
