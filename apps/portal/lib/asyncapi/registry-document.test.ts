@@ -9,7 +9,7 @@ import { RegistryError, registrySchemaToJsonSchema, type SubjectVersion } from "
 import type { SchemaRegistry } from "../registry/registry";
 import { compileJsonSchema, describeErrors } from "../validation/json-schema";
 import { buildAsyncApiDocument, type ApiForDocument, type EndpointForDocument } from "./build-document";
-import { registrySchemasFor } from "./registry-schemas";
+import { LATEST_TTL_MS, registrySchemasFor } from "./registry-schemas";
 import { parseAsyncApi } from "./validate-document";
 
 const api: ApiForDocument = { id: "6f1c2d3e-0000-4000-8000-000000000002", name: "Shop", version: "2.0.0", description: "", tags: [] };
@@ -235,12 +235,24 @@ describe("AsyncAPI document of registry endpoints", () => {
     assert.match(schemas.get(gone.id)!.error!, /not found/);
   });
 
-  test("a pinned version is fetched once; the latest is asked every time", async () => {
+  test("a pinned version is fetched once; the latest is asked again after 30 s, a failure after 5 s", async () => {
     const { registry, asked } = fakeRegistry();
-    await registrySchemasFor({ endpoints: all, registry });
-    await registrySchemasFor({ endpoints: all, registry });
-    assert.deepEqual(asked.filter((a) => a === "orders-value/2").length, 1);
-    assert.deepEqual(asked.filter((a) => a === "payments-value/latest").length, 2);
+    const t0 = Date.now();
+    await registrySchemasFor({ endpoints: all, registry, now: t0 });
+    await registrySchemasFor({ endpoints: all, registry, now: t0 + 29_000 });
+    assert.equal(asked.filter((a) => a === "orders-value/2").length, 1);
+    assert.equal(asked.filter((a) => a === "payments-value/latest").length, 1);
+    await registrySchemasFor({ endpoints: all, registry, now: t0 + LATEST_TTL_MS });
+    assert.equal(asked.filter((a) => a === "payments-value/latest").length, 2);
+    assert.equal(asked.filter((a) => a === "orders-value/2").length, 1);
+
+    const away = fakeRegistry({ down: true });
+    const log = () => {};
+    await registrySchemasFor({ endpoints: [protobufEndpoint], registry: away.registry, log, now: t0 });
+    await registrySchemasFor({ endpoints: [protobufEndpoint], registry: away.registry, log, now: t0 + 4_000 });
+    assert.equal(away.asked.length, 1, "a failure is remembered briefly");
+    await registrySchemasFor({ endpoints: [protobufEndpoint], registry: away.registry, log, now: t0 + 5_000 });
+    assert.equal(away.asked.length, 2);
   });
 });
 

@@ -6,8 +6,11 @@
 // The document must build even when the registry cannot answer: a schema that
 // could not be had is an entry with `error`, which the builder turns into a
 // payload that says so (and the portal logs it). Conversions are cached by
-// schema id (ids are immutable) and pinned versions by subject and version;
-// "latest" is asked each time, as it moves.
+// schema id (ids are immutable) and pinned versions by subject and version.
+// "latest" moves, so its answer is kept only LATEST_TTL_MS (the gateway, too,
+// looks the latest up again every 30 s): every API and endpoint page builds the
+// document for its client-code section, and a burst of pages should not each
+// ask the registry, or each wait for it to time out when it is away.
 import {
   type ConvertedSchema,
   type RegisteredSchema,
@@ -31,10 +34,14 @@ interface EndpointValueSchema {
 }
 
 const MAX_CACHED = 500;
+export const LATEST_TTL_MS = 30_000;
+/** A failed "latest" (registry away) is remembered this long, so pages do not each wait for the timeout. */
+const FAILURE_TTL_MS = 5_000;
 
 interface Cache {
   versions: Map<string, Promise<SubjectVersion>>;
   conversions: Map<number, Promise<ConvertedSchema>>;
+  latest: Map<string, { at: number; answer: Promise<SubjectVersion> }>;
 }
 const caches = new WeakMap<SchemaRegistry, Cache>();
 
@@ -45,6 +52,8 @@ const caches = new WeakMap<SchemaRegistry, Cache>();
  */
 export async function registrySchemasFor(options: {
   endpoints: EndpointValueSchema[];
+  /** The clock for the cache of "latest" answers (tests). */
+  now?: number;
   registry: SchemaRegistry | null;
   /** Why there is no registry, when it is not simply unconfigured (invalid settings). */
   noRegistryReason?: string;
@@ -67,7 +76,7 @@ export async function registrySchemasFor(options: {
         return;
       }
       try {
-        const schema = await subjectVersion(options.registry, subject, version);
+        const schema = await subjectVersion(options.registry, subject, version, options.now);
         const converted = await conversion(options.registry, schema);
         out.set(endpoint.id, { subject, version, schema, converted });
       } catch (err) {
@@ -83,7 +92,7 @@ export async function registrySchemasFor(options: {
 function cacheOf(registry: SchemaRegistry): Cache {
   let cache = caches.get(registry);
   if (!cache) {
-    cache = { versions: new Map(), conversions: new Map() };
+    cache = { versions: new Map(), conversions: new Map(), latest: new Map() };
     caches.set(registry, cache);
   }
   return cache;
@@ -100,8 +109,20 @@ function remember<K, V>(map: Map<K, Promise<V>>, key: K, make: () => Promise<V>)
   return promise;
 }
 
-function subjectVersion(registry: SchemaRegistry, subject: string, version: number | null): Promise<SubjectVersion> {
-  if (version === null) return registry.version(subject, "latest");
+function subjectVersion(registry: SchemaRegistry, subject: string, version: number | null, now = Date.now()): Promise<SubjectVersion> {
+  if (version === null) {
+    const latest = cacheOf(registry).latest;
+    const known = latest.get(subject);
+    if (known && now - known.at < LATEST_TTL_MS) return known.answer;
+    if (latest.size >= MAX_CACHED) latest.delete(latest.keys().next().value as string);
+    const entry = { at: now, answer: registry.version(subject, "latest") };
+    latest.set(subject, entry);
+    // A failure is kept only FAILURE_TTL_MS from the ask: the registry may be back soon.
+    entry.answer.catch(() => {
+      entry.at -= LATEST_TTL_MS - FAILURE_TTL_MS;
+    });
+    return entry.answer;
+  }
   return remember(cacheOf(registry).versions, `${subject}\u0000${version}`, () => registry.version(subject, version));
 }
 
