@@ -82,14 +82,15 @@ export function avroToJsonSchema(schema: string | AvroSchema, references: (strin
 class Converter {
   /** Every named type by full name (from the references and the schema). */
   readonly #named = new Map<string, Json>();
-  /** Full names used by name somewhere: these live in $defs. */
-  readonly #referenced = new Set<string>();
+  /** Names used as types somewhere, with the namespace they appear in; resolved once every type is defined. */
+  readonly #uses: [string, string][] = [];
+  #referenced?: Set<string>;
   readonly #defs = new Map<string, Json>();
 
   /** First pass: registers the named types of `schema` and notes which are referenced by name. */
   define(schema: AvroSchema, namespace: string): void {
     if (typeof schema === "string") {
-      if (!PRIMITIVES.has(schema)) this.#referenced.add(fullName(schema, namespace));
+      if (!PRIMITIVES.has(schema)) this.#uses.push([schema, namespace]);
       return;
     }
     if (Array.isArray(schema)) {
@@ -123,7 +124,7 @@ class Converter {
         this.define(t.values, namespace);
         return;
       default:
-        if (typeof t.type === "string" && !PRIMITIVES.has(t.type)) this.#referenced.add(fullName(t.type, namespace));
+        if (typeof t.type === "string" && !PRIMITIVES.has(t.type)) this.#uses.push([t.type, namespace]);
     }
   }
 
@@ -136,7 +137,7 @@ class Converter {
   convert(schema: AvroSchema, namespace: string): Json {
     if (typeof schema === "string") {
       if (PRIMITIVES.has(schema)) return primitive(schema);
-      return this.#named_(fullName(schema, namespace));
+      return this.#named_(this.#resolve(schema, namespace));
     }
     if (Array.isArray(schema)) return this.#union(schema, namespace);
     const t = schema as Json;
@@ -152,7 +153,7 @@ class Converter {
       case "enum":
       case "fixed": {
         const name = this.#nameOf(t, namespace);
-        return this.#referenced.has(name) ? this.#named_(name) : this.#namedType(name, t);
+        return this.#isReferenced(name) ? this.#named_(name) : this.#namedType(name, t);
       }
       case "array":
         return { type: "array", items: this.convert(t.items, namespace) };
@@ -160,8 +161,23 @@ class Converter {
         return { type: "object", additionalProperties: this.convert(t.values, namespace) };
       default:
         if (PRIMITIVES.has(type)) return primitive(type);
-        return this.#named_(fullName(type, namespace));
+        return this.#named_(this.#resolve(type, namespace));
     }
+  }
+
+  /**
+   * The full name a type name means where it appears: in the enclosing
+   * namespace, or else (as Java's Avro and others do) a type of the null namespace.
+   */
+  #resolve(name: string, namespace: string): string {
+    const full = fullName(name, namespace);
+    if (!this.#named.has(full) && !name.includes(".") && this.#named.has(name)) return name;
+    return full;
+  }
+
+  #isReferenced(name: string): boolean {
+    this.#referenced ??= new Set(this.#uses.map(([n, ns]) => this.#resolve(n, ns)));
+    return this.#referenced.has(name);
   }
 
   /** A reference to a named type, defining it in $defs the first time. */
@@ -227,13 +243,13 @@ class Converter {
 
   /** A union branch's name: its primitive name (logical types too), "array", "map", or a named type's full name. */
   #branchName(b: AvroSchema, namespace: string): string {
-    if (typeof b === "string") return PRIMITIVES.has(b) ? b : fullName(b, namespace);
+    if (typeof b === "string") return PRIMITIVES.has(b) ? b : this.#resolve(b, namespace);
     const t = b as Json;
     if (typeof t.type === "object" && t.type !== null) return this.#branchName(t.type, namespace);
     const type = String(t.type);
     if (["record", "error", "enum", "fixed"].includes(type)) return this.#nameOf(t, namespace);
     if (PRIMITIVES.has(type) || type === "array" || type === "map") return type;
-    return fullName(type, namespace);
+    return this.#resolve(type, namespace);
   }
 
   #nameOf(t: Json, namespace: string): string {

@@ -148,6 +148,23 @@ describe("Avro to JSON Schema", () => {
     assert.deepEqual(s.$defs["common.Currency"].enum, ["EUR", "USD"]);
   });
 
+  test("a name without a namespace inside a namespaced record may mean a type of the null namespace", async () => {
+    const point = { type: "record", name: "Point", fields: [{ name: "x", type: "int" }] };
+    const shape = {
+      type: "record",
+      name: "Shape",
+      namespace: "geo",
+      fields: [{ name: "corners", type: { type: "array", items: "Point" } }],
+    };
+    const s = (
+      await registrySchemaToJsonSchema(avro(shape, [{ name: "Point", subject: "point", version: 1 }]), {
+        fetchReference: async () => ({ id: 1, schemaType: "AVRO", schema: JSON.stringify(point), references: [] }),
+      })
+    ).jsonSchema as Json;
+    assert.deepEqual(s.properties.corners.items, { $ref: "#/$defs/Point" });
+    assert.deepEqual(Object.keys(s.$defs), ["Point"]);
+  });
+
   test("an undefined name is an error that names it", async () => {
     await assert.rejects(
       registrySchemaToJsonSchema(avro({ type: "record", name: "A", fields: [{ name: "b", type: "B" }] })),
