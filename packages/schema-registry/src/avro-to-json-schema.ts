@@ -14,7 +14,11 @@ type AvroSchema = unknown;
 const PRIMITIVES = new Set(["null", "boolean", "int", "long", "float", "double", "bytes", "string"]);
 const INT32 = { minimum: -2147483648, maximum: 2147483647 };
 /** Avro floats and doubles: NaN and the infinities travel as strings (JSON has no such numbers). */
-export const FLOAT_SCHEMA: Json = { anyOf: [{ type: "number" }, { type: "string", enum: ["NaN", "Infinity", "-Infinity"] }] };
+export const FLOAT_SCHEMA: Json = {
+  anyOf: [{ type: "number" }, { type: "string", enum: ["NaN", "Infinity", "-Infinity"] }],
+  // Said in words too: code generators without union types make this "any".
+  description: 'a number; NaN and the infinities as the strings "NaN", "Infinity", "-Infinity"',
+};
 const BASE64 = { type: "string", contentEncoding: "base64" };
 
 const LOGICAL: Record<string, (t: Json) => Json | undefined> = {
