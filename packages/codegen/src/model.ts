@@ -8,7 +8,19 @@
 // per call (snippet() must be fast), and the generator parses it anyway for
 // its own purposes.
 
+/** How a client sees the payload: the registry formats (avro, protobuf, json-schema) arrive as JSON. */
 export type PayloadFormat = "json" | "text" | "bytes";
+
+/** Where a registry-backed endpoint's schema comes from (the message's `x-sluice-registry-schema`). */
+export interface RegistrySource {
+  /** The endpoint's payload format on Kafka. */
+  format: "avro" | "protobuf" | "json-schema";
+  subject: string;
+  /** The subject version the document was made from; undefined when the registry did not answer. */
+  version?: number;
+  /** Its schema id. */
+  id?: number;
+}
 
 export interface ChannelParameter {
   /** The name inside the address braces (`symbol` in `/prices/{symbol}`). */
@@ -35,10 +47,14 @@ export interface ChannelModel {
   /** The endpoint allows publishing (AsyncAPI `send`). */
   publish: boolean;
   payloadFormat: PayloadFormat;
+  /** Set for avro, protobuf and json-schema endpoints: their records are decoded to JSON by the gateway. */
+  registry?: RegistrySource;
   contentType: string;
   /**
-   * The endpoint's JSON Schema (draft 2020-12) with its local `$ref`s pointing
-   * into itself again (`#/$defs/x`), as the user wrote it; undefined without one.
+   * The endpoint's JSON Schema with its local `$ref`s pointing into itself
+   * again (`#/$defs/x`): as the user wrote it (draft 2020-12), or for a registry
+   * endpoint the schema of the JSON the gateway makes of its records (converted
+   * from Avro or Protobuf, or the registry's JSON Schema); undefined without one.
    */
   schema?: Record<string, unknown>;
   /** Example payloads (JSON values) from the endpoint definition. */
@@ -107,6 +123,7 @@ export function buildModel(document: string | object): ApiModel {
     const actions = operations.filter((o) => (o.channel as Json | undefined)?.$ref === ref).map((o) => o.action);
     const message = firstMessage(doc, channel, id);
     const payloadFormat = payloadFormatOf(message);
+    const registry = registryOf(message);
     const schema = schemaOf(message);
     const examples = Array.isArray(message.examples) ? message.examples.map((e) => (e as Json).payload).filter((p) => p !== undefined) : [];
     const parameters = [...address.matchAll(/\{([^}]+)\}/g)].map((m) => {
@@ -129,6 +146,7 @@ export function buildModel(document: string | object): ApiModel {
       subscribe: actions.includes("receive"),
       publish: actions.includes("send"),
       payloadFormat,
+      ...(registry ? { registry } : {}),
       contentType: typeof message.contentType === "string" ? message.contentType : "application/json",
       ...(schema ? { schema } : {}),
       examples,
@@ -218,6 +236,19 @@ function payloadFormatOf(message: Json): PayloadFormat {
   return type.startsWith("text/") ? "text" : type === "application/octet-stream" ? "bytes" : "json";
 }
 
+const REGISTRY_FORMATS = new Set(["avro", "protobuf", "json-schema"]);
+
+function registryOf(message: Json): RegistrySource | undefined {
+  const format = message["x-sluice-payload-format"];
+  if (typeof format !== "string" || !REGISTRY_FORMATS.has(format)) return undefined;
+  const declared = (message["x-sluice-registry-schema"] ?? {}) as Json;
+  return {
+    format: format as RegistrySource["format"],
+    subject: typeof declared.subject === "string" ? declared.subject : "",
+    ...(typeof declared.version === "number" && typeof declared.id === "number" ? { version: declared.version, id: declared.id } : {}),
+  };
+}
+
 function schemaOf(message: Json): Record<string, unknown> | undefined {
   const payload = message.payload as Json | undefined;
   if (!payload || typeof payload !== "object" || typeof payload.schemaFormat !== "string") return undefined;
@@ -300,7 +331,7 @@ function sampleOf(schema: Json, root: Json, depth: number): unknown {
       return min > 0 ? Array.from({ length: min }, () => items) : [];
     }
     case "string":
-      return typeof schema.minLength === "number" && schema.minLength > 7 ? "x".repeat(schema.minLength) : "example";
+      return sampleString(schema);
     case "integer":
     case "number": {
       const min =
@@ -314,6 +345,43 @@ function sampleOf(schema: Json, root: Json, depth: number): unknown {
     default:
       return {};
   }
+}
+
+/** Formats and patterns of converted registry schemas, so a sample publish is one the gateway accepts. */
+const SAMPLE_FORMATS: Record<string, string> = {
+  "date-time": "2024-05-01T10:34:56.789Z",
+  date: "2024-05-01",
+  uuid: "0e1f6c36-4c9b-4a8b-9a53-6f7f4b0e9e2a",
+};
+
+function sampleString(schema: Json): string {
+  if (typeof schema.format === "string" && SAMPLE_FORMATS[schema.format]) {
+    const value = SAMPLE_FORMATS[schema.format]!;
+    // timestamp-micros: six fraction digits.
+    return typeof schema.pattern === "string" && schema.pattern.includes("{6}") ? value.replace(".789Z", ".789000Z") : value;
+  }
+  if (schema.contentEncoding === "base64") return "aGVsbG8="; // "hello"; a fixed size comes with its own `examples`
+  if (typeof schema.pattern === "string") {
+    const candidates = [
+      "0",
+      "1.00",
+      "0.00",
+      "12:00:00.000",
+      "12:00:00.000000",
+      "2024-05-01T12:00:00.000",
+      "2024-05-01T12:00:00.000000",
+      "1s",
+    ];
+    for (const digits of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) candidates.push(digits ? `1.${"0".repeat(digits)}` : "1");
+    try {
+      const re = new RegExp(schema.pattern, "u");
+      const fit = candidates.find((c) => re.test(c));
+      if (fit) return fit;
+    } catch {
+      // not an ECMAScript pattern: fall through
+    }
+  }
+  return typeof schema.minLength === "number" && schema.minLength > 7 ? "x".repeat(schema.minLength) : "example";
 }
 
 function obj(value: unknown, where: string): Json {

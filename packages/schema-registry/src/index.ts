@@ -1,2 +1,3 @@
 export * from "./settings.ts";
 export * from "./client.ts";
+export * from "./to-json-schema.ts";

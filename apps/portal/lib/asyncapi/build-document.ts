@@ -14,7 +14,21 @@
 // portal validates schemas when endpoints are saved), and its Schema model still
 // exposes the keywords, so the renderer shows them. Payloads Sluice describes
 // itself (any JSON, text, bytes) use the default AsyncAPI schema format.
+//
+// Registry formats (avro, protobuf, json-schema): clients never see registry
+// bytes, the gateway serves JSON. So the payload is the JSON Schema of that JSON,
+// converted from the endpoint's registry schema by the rules of
+// docs/payload-formats.md (registry-schemas.ts fetches and converts; a JSON
+// Schema keeps its own dialect). The original schema travels beside it, as
+// AsyncAPI leaves room for: the message's `x-sluice-registry-schema` (subject,
+// version, id, schemaType, its AsyncAPI schemaFormat, the schema itself, its
+// references), and a Kafka message binding that says how the records on the
+// topic carry it (schema id in the payload, Confluent encoding, the subject
+// strategy). The binding describes the Kafka record behind the endpoint; the
+// document's servers are the gateway's, which strip that encoding.
 import type { Endpoint, StreamingApi } from "@sluice/db";
+
+import type { RegistrySchemaForDocument } from "./registry-schemas";
 
 export const JSON_SCHEMA_2020_12_FORMAT = "application/schema+json;version=draft-2020-12";
 export const SECURITY_SCHEME_ID = "sluiceToken";
@@ -23,7 +37,8 @@ export type ApiForDocument = Pick<StreamingApi, "id" | "name" | "version" | "des
 export type EndpointForDocument = Pick<
   Endpoint,
   "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat" | "jsonSchema" | "description" | "examples"
->;
+> &
+  Partial<Pick<Endpoint, "valueSubject" | "valueSubjectStrategy" | "valueSchemaVersion">>;
 
 type Json = Record<string, unknown>;
 type Ref = { $ref: string };
@@ -53,7 +68,11 @@ const securityRef: Ref = { $ref: `#/components/securitySchemes/${SECURITY_SCHEME
 export function buildAsyncApiDocument(
   api: ApiForDocument,
   endpoints: EndpointForDocument[],
-  options: { gatewayUrl: string },
+  options: {
+    gatewayUrl: string;
+    /** Registry schemas by endpoint id (registrySchemasFor); a registry endpoint missing here is described as unavailable. */
+    registrySchemas?: Map<string, RegistrySchemaForDocument>;
+  },
 ): AsyncApiDocument {
   const gateway = gatewayServers(options.gatewayUrl);
   const sorted = [...endpoints].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -73,6 +92,7 @@ export function buildAsyncApiDocument(
       : `Kafka topic \`${endpoint.topic}\`, key \`${endpoint.key}\``;
     // Summaries are shown as plain text (descriptions as Markdown): no backticks there.
     const wherePlain = where.replaceAll("`", "");
+    const registry = endpoint.valueSubject ? registryOf(endpoint, options.registrySchemas) : undefined;
 
     messages[messageId] = {
       name: messageId,
@@ -80,10 +100,14 @@ export function buildAsyncApiDocument(
       summary: `A message on ${endpoint.path} (${endpoint.payloadFormat}).`,
       description:
         "On the WebSocket it travels as `data` of a `message` frame (received) or a `publish` frame (sent); received frames also carry the position (`epoch`, `partition`, `seq`) and `ts`." +
-        (endpoint.payloadFormat === "bytes" ? ' Bytes travel base64-encoded with `"encoding":"base64"`.' : ""),
+        (endpoint.payloadFormat === "bytes" ? ' Bytes travel base64-encoded with `"encoding":"base64"`.' : "") +
+        (registry ? `\n\n${registryDescription(endpoint, registry)}` : ""),
       contentType: CONTENT_TYPES[endpoint.payloadFormat],
-      payload: payloadOf(endpoint, `#/components/messages/${messageId}/payload/schema`),
+      payload: registry
+        ? registryPayloadOf(endpoint, registry, `#/components/messages/${messageId}/payload/schema`)
+        : payloadOf(endpoint, `#/components/messages/${messageId}/payload/schema`),
       ...examplesOf(endpoint),
+      ...(registry ? registryExtrasOf(endpoint, registry) : {}),
       "x-sluice-payload-format": endpoint.payloadFormat,
     };
 
@@ -139,6 +163,9 @@ export function buildAsyncApiDocument(
           `HTTP: \`POST ${gateway.publishBase}${endpoint.path}\` with the payload as the body (\`${CONTENT_TYPES[endpoint.payloadFormat]}\`).`,
           endpoint.jsonSchema
             ? "The gateway validates the payload against the JSON Schema first (error 4022 names the failing location)."
+            : "",
+          registry
+            ? `The gateway checks the payload against ${registry.version === null ? "the latest version" : `version ${registry.version}`} of registry subject \`${registry.subject}\` and encodes it in the Confluent wire format (error 4022 names the field that does not fit; nothing is registered on your behalf).`
             : "",
           `The token's \`permissions\` must list this endpoint (or a wildcard such as \`/${endpoint.topic}/*\`) under \`pub\` or \`all\`.`,
         ]
@@ -326,3 +353,92 @@ function idFromPath(path: string): string {
 }
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// ---- registry formats ----
+
+const FORMAT_NAMES = { avro: "Avro", protobuf: "Protobuf", "json-schema": "JSON Schema" } as Record<string, string>;
+/** Confluent's names for the subject strategies (the Kafka binding's schemaLookupStrategy is free text; these are what Kafka people know). */
+const LOOKUP_STRATEGIES = { topic: "TopicNameStrategy", record: "RecordNameStrategy", "topic-record": "TopicRecordNameStrategy" } as const;
+
+function registryOf(endpoint: EndpointForDocument, schemas: Map<string, RegistrySchemaForDocument> | undefined): RegistrySchemaForDocument {
+  return (
+    schemas?.get(endpoint.id) ?? {
+      subject: endpoint.valueSubject!,
+      version: endpoint.valueSchemaVersion ?? null,
+      error: "the registry schema was not fetched",
+    }
+  );
+}
+
+function registryDescription(endpoint: EndpointForDocument, registry: RegistrySchemaForDocument): string {
+  const format = FORMAT_NAMES[endpoint.payloadFormat] ?? endpoint.payloadFormat;
+  const which = registry.version === null ? "latest version" : `version ${registry.version}`;
+  if (registry.error !== undefined) {
+    return `The records are ${format} of registry subject \`${registry.subject}\` (${which}), which the gateway serves as JSON. The schema could not be read when this document was made (${registry.error}), so the payload is not described here; reload the document when the registry answers.`;
+  }
+  const s = registry.schema;
+  return [
+    `The records are ${format} of registry subject \`${s.subject}\`; this payload is the JSON the gateway makes of them (see the Sluice docs, payload-formats.md), described from version ${s.version} (schema id ${s.id}${registry.version === null ? ", the latest when this document was made" : ""}). The original schema is in \`x-sluice-registry-schema\`.`,
+    "Each record is decoded with the schema its producer wrote it with, so records of an older or newer version may differ (fields added or removed).",
+    endpoint.payloadFormat === "avro"
+      ? 'When publishing you may also give a decimal as a number, a union value without its `{"<type>": …}` wrapper when only one branch fits, and leave out fields that have a default.'
+      : endpoint.payloadFormat === "protobuf"
+        ? "When publishing, fields may also be named as in the .proto file (`total_cents`), 64-bit integers may be numbers, and fields left out take their zero value."
+        : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+function registryPayloadOf(endpoint: EndpointForDocument, registry: RegistrySchemaForDocument, schemaPointer: string): unknown {
+  if (registry.error !== undefined) {
+    return {
+      description: `JSON decoded by the gateway from ${FORMAT_NAMES[endpoint.payloadFormat] ?? endpoint.payloadFormat} records of registry subject ${registry.subject}; its schema could not be read (${registry.error}).`,
+    };
+  }
+  const { jsonSchema, jsonSchemaFormat } = registry.converted;
+  return { schemaFormat: jsonSchemaFormat, schema: rebaseLocalRefs(jsonSchema, schemaPointer) };
+}
+
+function registryExtrasOf(endpoint: EndpointForDocument, registry: RegistrySchemaForDocument): Json {
+  const strategy = endpoint.valueSubjectStrategy ? LOOKUP_STRATEGIES[endpoint.valueSubjectStrategy] : undefined;
+  const binding = {
+    kafka: {
+      schemaIdLocation: "payload",
+      schemaIdPayloadEncoding: "confluent",
+      ...(strategy ? { schemaLookupStrategy: strategy } : {}),
+      bindingVersion: "0.5.0",
+    },
+  };
+  if (registry.error !== undefined) {
+    return {
+      bindings: binding,
+      "x-sluice-registry-schema": { subject: registry.subject, version: registry.version, error: registry.error },
+    };
+  }
+  const s = registry.schema;
+  // An Avro schema is JSON and is embedded as a value (readable in the rendered
+  // docs). A JSON Schema stays text: AsyncAPI tools resolve every $ref in the
+  // document, and its refs point into itself or at other subjects. Protobuf is text.
+  let original: unknown = s.schema;
+  if (s.schemaType === "AVRO") {
+    try {
+      original = JSON.parse(s.schema);
+    } catch {
+      original = s.schema;
+    }
+  }
+  return {
+    bindings: binding,
+    "x-sluice-registry-schema": {
+      subject: s.subject,
+      version: s.version,
+      pinned: registry.version !== null,
+      id: s.id,
+      schemaType: s.schemaType,
+      schemaFormat: registry.converted.originalFormat,
+      schema: original,
+      ...(s.references.length ? { references: s.references } : {}),
+    },
+  };
+}

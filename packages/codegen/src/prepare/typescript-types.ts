@@ -14,13 +14,23 @@ export async function messageTypes(model: ApiModel): Promise<string> {
   const parts: string[] = [];
   for (const channel of model.channels) {
     const name = messageTypeName(channel);
-    const doc = `// ${channel.address} (${channel.payloadFormat}${channel.schema ? ", from its JSON Schema" : ""})\n`;
+    const doc = `// ${channel.address} (${sourceOf(channel)})\n`;
     if (channel.payloadFormat === "text") parts.push(`${doc}export type ${name} = string;\n`);
     else if (channel.payloadFormat === "bytes") parts.push(`${doc}export type ${name} = Uint8Array;\n`);
     else if (!channel.schema) parts.push(`${doc}export type ${name} = unknown;\n`);
     else parts.push(doc + (await compileSchema(channel.schema, name, channel.names.pascal)));
   }
   return parts.join("\n");
+}
+
+function sourceOf(channel: ChannelModel): string {
+  const r = channel.registry;
+  if (r) {
+    const version = r.version === undefined ? "" : ` version ${r.version}`;
+    // The subject is free text: only safe characters reach the line comment.
+    return `${r.format} records of registry subject ${r.subject.replace(/[^\w.:@-]/g, "?")}${version}, served as JSON${channel.schema ? "" : "; schema unavailable"}`;
+  }
+  return `${channel.payloadFormat}${channel.schema ? ", from its JSON Schema" : ""}`;
 }
 
 // json-schema-to-typescript normalises names (`Nc2g4m` → `Nc2G4M`), so it gets a

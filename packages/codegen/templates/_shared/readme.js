@@ -44,7 +44,7 @@ export function readme(sluice, lang) {
     "| --- | --- | --- | --- |",
     ...model.channels.map((c) => {
       const ops = [c.subscribe && "subscribe", c.publish && "publish"].filter(Boolean).join(", ");
-      return `| \`${c.address}\` | ${ops} | ${c.payloadFormat}${c.schema ? " (JSON Schema)" : ""} | ${lang
+      return `| \`${c.address}\` | ${ops} | ${c.registry ? `${c.registry.format} as JSON (registry subject \`${c.registry.subject}\`)` : `${c.payloadFormat}${c.schema ? " (JSON Schema)" : ""}`} | ${lang
         .functions(c)
         .map((f) => `\`${f}\``)
         .join(", ")} |`;

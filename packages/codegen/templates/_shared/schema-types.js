@@ -1,8 +1,9 @@
 // Reads an endpoint's JSON Schema (draft 2020-12) into a small type tree that
 // the Python, Go and Java templates print in their own syntax. It covers what
 // payload schemas usually say (objects with properties, arrays, string enums,
-// primitives, nullable types, local $refs, allOf of objects); anything else
-// becomes "any", so a generated type is never stricter than the schema.
+// primitives, nullable types, local $refs, allOf of objects, a oneOf/anyOf of
+// one type and null as registry schemas' optional values are converted);
+// anything else becomes "any", so a generated type is never stricter than the schema.
 
 /**
  * @typedef {{kind: "any"|"string"|"integer"|"number"|"boolean"|"null", nullable?: boolean, description?: string}} Primitive
@@ -53,6 +54,20 @@ export function typeTree(schema, rootName) {
         return walk(merged, name, depth + 1, seen);
       }
       return withDescription({ kind: "any" });
+    }
+    // `oneOf: [T, {type: "null"}]` (an Avro ["null", T] union, a nullable $ref): T, nullable.
+    for (const key of ["oneOf", "anyOf"]) {
+      const list = node[key];
+      if (!Array.isArray(list) || list.length !== 2) continue;
+      const isNull = (b) => b && typeof b === "object" && b.type === "null" && Object.keys(b).length === 1;
+      const other = list.find((b) => !isNull(b));
+      if (list.some(isNull) && other && typeof other === "object") {
+        const rest = { ...node };
+        delete rest[key];
+        if (Object.keys(rest).some((k) => !["description", "title", "default"].includes(k))) break;
+        const inner = walk(other, name, depth + 1, seen);
+        return withDescription(inner.kind === "any" ? inner : { ...inner, nullable: true });
+      }
     }
     if ("const" in node)
       return typeof node.const === "string" ? withDescription({ kind: "enum", values: [node.const] }) : withDescription({ kind: "any" });
@@ -154,4 +169,12 @@ export function oneLine(text) {
     .replace(/\s+/g, " ")
     .trim()
     .replaceAll("*/", "* /");
+}
+
+/** Why a JSON payload has no type: no JSON Schema, or a registry schema the portal could not read. */
+export function untypedReason(channel) {
+  return channel.registry
+    ? // The subject is free text: only safe characters reach comments and docstrings.
+      `its ${channel.registry.format} schema (registry subject ${channel.registry.subject.replace(/[^\w.:@-]/g, "?")}) could not be read when the document was made`
+    : "this endpoint has no JSON Schema";
 }

@@ -2,17 +2,42 @@ import { endpoints, streamingApis } from "@sluice/db";
 import { asc, eq } from "drizzle-orm";
 
 import { buildAsyncApiDocument } from "../../asyncapi/build-document";
+import { registrySchemasFor } from "../../asyncapi/registry-schemas";
 import type { AuthorizedActor } from "../../auth/actor";
 import { gatewayPublicUrl } from "../../config";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
+import { portalRegistry, type SchemaRegistry } from "../../registry/registry";
 
-/** One Streaming API as an AsyncAPI document. Any signed-in user may read every API's docs. */
-export async function getApiDocument(options: { db: DbOrTx; actor: AuthorizedActor; apiId: string; gatewayUrl?: string }) {
+/**
+ * One Streaming API as an AsyncAPI document. Any signed-in user may read every
+ * API's docs. Registry-backed endpoints get their schema from the registry; a
+ * registry that cannot answer leaves those payloads undescribed (and logged),
+ * never the document unbuilt.
+ */
+export async function getApiDocument(options: {
+  db: DbOrTx;
+  actor: AuthorizedActor;
+  apiId: string;
+  gatewayUrl?: string;
+  /** The registry; undefined: the portal's (SCHEMA_REGISTRY_URL). */
+  registry?: SchemaRegistry | null;
+}) {
   const [api] = await options.db.select().from(streamingApis).where(eq(streamingApis.id, options.apiId));
   if (!api) throw notFound("The Streaming API");
   const rows = await options.db.select().from(endpoints).where(eq(endpoints.apiId, api.id)).orderBy(asc(endpoints.path));
-  const document = buildAsyncApiDocument(api, rows, { gatewayUrl: options.gatewayUrl ?? gatewayPublicUrl() });
+  let registry = options.registry ?? null;
+  let noRegistryReason: string | undefined;
+  if (options.registry === undefined && rows.some((r) => r.valueSubject)) {
+    try {
+      registry = portalRegistry();
+    } catch (err) {
+      noRegistryReason = (err as Error).message;
+      console.warn(`AsyncAPI document: ${noRegistryReason}`);
+    }
+  }
+  const registrySchemas = await registrySchemasFor({ endpoints: rows, registry, noRegistryReason });
+  const document = buildAsyncApiDocument(api, rows, { gatewayUrl: options.gatewayUrl ?? gatewayPublicUrl(), registrySchemas });
   return { api, endpointCount: rows.length, document };
 }
 

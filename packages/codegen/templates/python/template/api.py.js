@@ -1,6 +1,6 @@
 import { File } from "@asyncapi/generator-react-sdk";
 
-import { oneLine, snake, typeTree } from "../../_shared/schema-types.js";
+import { oneLine, snake, typeTree, untypedReason } from "../../_shared/schema-types.js";
 
 const KEYWORDS = new Set(
   "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case".split(
@@ -78,7 +78,7 @@ function payloadTypes(c) {
   const name = `${c.names.pascal}Payload`;
   if (c.payloadFormat === "text") return { name, code: `${name} = str\n"""UTF-8 text."""` };
   if (c.payloadFormat === "bytes") return { name, code: `${name} = bytes\n"""Binary data (travels base64-encoded)."""` };
-  if (!c.schema) return { name, code: `${name} = Any\n"""Any JSON value: this endpoint has no JSON Schema."""` };
+  if (!c.schema) return { name, code: `${name} = Any\n"""Any JSON value: ${oneLine(untypedReason(c))}."""` };
   const { root, objects } = typeTree(c.schema, name);
   const blocks = objects.reverse().map(typedDict); // children first: easier to read top-down either way
   if (root.kind !== "object" || root.name !== name) blocks.push(`${name} = ${pyType(root)}`);

@@ -1,6 +1,6 @@
 import { File } from "@asyncapi/generator-react-sdk";
 
-import { camel, oneLine, pascal, typeTree } from "../../../_shared/schema-types.js";
+import { camel, oneLine, pascal, typeTree, untypedReason } from "../../../_shared/schema-types.js";
 import { goHeader } from "../../lib/go.js";
 
 const KEYWORDS = new Set(
@@ -98,7 +98,7 @@ function payloadTypes(c) {
   const name = `${c.names.pascal}Payload`;
   if (c.payloadFormat === "text") return { name, code: `// ${name} is UTF-8 text.\ntype ${name} = string` };
   if (c.payloadFormat === "bytes") return { name, code: `// ${name} is binary data (it travels base64-encoded).\ntype ${name} = []byte` };
-  if (!c.schema) return { name, code: `// ${name} is any JSON value: this endpoint has no JSON Schema.\ntype ${name} = json.RawMessage` };
+  if (!c.schema) return { name, code: `// ${name} is any JSON value: ${oneLine(untypedReason(c))}.\ntype ${name} = json.RawMessage` };
   const { root, objects } = typeTree(c.schema, name);
   const blocks = objects.map(struct);
   if (root.kind !== "object" || root.name !== name)
