@@ -76,8 +76,10 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func shorten(s string) string {
-	const limit = 40
+func shorten(s string) string { return truncateUTF8(s, 40) }
+
+// truncateUTF8 cuts s to at most limit bytes, at a rune start, marking the cut with "…".
+func truncateUTF8(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}

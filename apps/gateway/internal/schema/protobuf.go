@@ -266,17 +266,7 @@ func protojsonError(err error, text []byte) string {
 }
 
 // shortenMessage bounds an error text that may quote a published value.
-func shortenMessage(s string) string {
-	const limit = 200
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func shortenMessage(s string) string { return truncateUTF8(s, 200) }
 
 // byteOffset turns a 1-based line and rune column into a byte offset.
 func byteOffset(text []byte, line, column int) int {
