@@ -274,6 +274,16 @@ describe("./sluice start with every port moved", { concurrency: false }, () => {
         if (!fed) await new Promise((r) => setTimeout(r, 500));
       }
       assert.ok(fed, `the demo feeder produced to the stack's Kafka: ${JSON.stringify(offsets)}`);
+      // The Avro demo: its schema in the stack's own registry, its feeder writing the wire format.
+      assert.ok(topics.includes("demo-orders-avro"), `the Avro demo topic is in the stack's Kafka: ${topics}`);
+      const subjects = (await (await fetch(`${urls.schemaRegistryUrl}/subjects`)).json()) as string[];
+      assert.ok(subjects.includes("demo-orders-avro-value"), `the demo schema is in the stack's registry: ${subjects}`);
+      let avroFed = false;
+      for (let i = 0; i < 60 && !avroFed; i++) {
+        avroFed = (await admin.fetchTopicOffsets("demo-orders-avro")).some((o) => Number(o.high) > 0);
+        if (!avroFed) await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.ok(avroFed, "the Avro demo feeder produced to the stack's Kafka");
     } finally {
       await admin.disconnect();
     }
