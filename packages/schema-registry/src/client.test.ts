@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { RegistryClient, RegistryError } from "./client.ts";
+import { RegistryClient, RegistryError, isRegistryError } from "./client.ts";
 
 const TOKEN = "t0ken-secret-xyz";
 let server: http.Server;
@@ -144,4 +144,15 @@ test("a registry that is not there is unavailable", async () => {
     (err: unknown) => err instanceof RegistryError && err.kind === "unavailable" && /ECONNREFUSED/.test(err.message),
   );
   c.close();
+});
+
+test("isRegistryError tells the error by its name, so a second copy of this module's class passes too", () => {
+  class RegistryErrorOfAnotherCopy extends Error {
+    override name = "RegistryError";
+    readonly kind = "not_found" as const;
+  }
+  assert.equal(isRegistryError(new RegistryError("not_found", "x")), true);
+  assert.equal(isRegistryError(new RegistryErrorOfAnotherCopy("x")), true);
+  assert.equal(isRegistryError(new Error("x")), false);
+  assert.equal(isRegistryError({ name: "RegistryError", kind: "not_found" }), false);
 });

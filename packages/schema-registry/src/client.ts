@@ -60,6 +60,15 @@ export class RegistryError extends Error {
   }
 }
 
+/**
+ * Whether err is a RegistryError, told by its name rather than instanceof: a
+ * bundler may load this module twice (Next.js does, in its server layers) and a
+ * client kept on globalThis then throws the other copy's class.
+ */
+export function isRegistryError(err: unknown): err is RegistryError {
+  return err instanceof Error && err.name === "RegistryError" && "kind" in err;
+}
+
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Answers larger than this are refused: a schema is kilobytes, a subject list at most a few megabytes. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;

@@ -6,8 +6,9 @@
 import {
   NOT_FOUND_CODES,
   RegistryClient,
-  RegistryError,
+  type RegistryError,
   RegistrySettingsError,
+  isRegistryError,
   type RegisteredSchema,
   type SubjectVersion,
   loadRegistrySettings,
@@ -74,14 +75,14 @@ export async function askRegistry<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof RegistryError && err.kind === "unavailable") throw registryUnavailable(err.message);
+    if (isRegistryError(err) && err.kind === "unavailable") throw registryUnavailable(err.message);
     throw err;
   }
 }
 
 /** Whether err is the registry's "not found", of a subject (40401), a version (40402) or any (no code given). */
 export function isNotFound(err: unknown, what?: "subject" | "version"): err is RegistryError {
-  if (!(err instanceof RegistryError) || err.kind !== "not_found") return false;
+  if (!isRegistryError(err) || err.kind !== "not_found") return false;
   if (what === undefined) return true;
   return err.registryCode === NOT_FOUND_CODES[what];
 }
