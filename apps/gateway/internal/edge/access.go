@@ -117,7 +117,7 @@ func (s *Edge) inWireFormat(ctx context.Context, ep *catalog.Endpoint, value []b
 	if s.opt.Encoder == nil || ep.ValueSchema == nil {
 		return nil, protocol.Errorf(protocol.CodeUnavailable, "endpoint %s is %s, but this gateway has no schema registry (SCHEMA_REGISTRY_URL)", ep.Path, ep.Format)
 	}
-	record, err := s.opt.Encoder.Encode(ctx, ep.ValueSchema.Subject, ep.ValueSchema.Version, value)
+	record, err := s.opt.Encoder.Encode(ctx, ep.Topic, ep.ValueSchema.Subject, ep.ValueSchema.Version, value)
 	switch {
 	case errors.Is(err, schemawire.ErrInvalid):
 		return nil, protocol.Errorf(protocol.CodeInvalidPayload, "data: %s", strings.TrimPrefix(err.Error(), schemawire.ErrInvalid.Error()+": "))

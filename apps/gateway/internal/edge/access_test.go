@@ -38,7 +38,7 @@ func TestPublishToARegistryBackedEndpoint(t *testing.T) {
 		_, _ = w.Write([]byte(`{"error_code":40401}`))
 	}))
 	defer srv.Close()
-	enc := schemawire.NewEncoder(registry.New(registry.Options{URL: srv.URL}), func(context.Context, *registry.Schema) (schemawire.Encoding, error) {
+	enc := schemawire.NewEncoder(registry.New(registry.Options{URL: srv.URL}), func(context.Context, *registry.Schema, string) (schemawire.Encoding, error) {
 		return pairsCodec{}, nil
 	})
 	with, without := &Edge{opt: Options{Encoder: enc}}, &Edge{}

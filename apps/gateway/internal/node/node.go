@@ -74,8 +74,8 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 			return schema.Compile(ctx, s, resolve)
 		}})
 		backend = schemawire.NewBackend(cluster, dec, cat)
-		encoder = schemawire.NewEncoder(reg, func(ctx context.Context, s *registry.Schema) (schemawire.Encoding, error) {
-			return schema.Compile(ctx, s, resolve)
+		encoder = schemawire.NewEncoder(reg, func(ctx context.Context, s *registry.Schema, record string) (schemawire.Encoding, error) {
+			return schema.CompileMessage(ctx, s, resolve, record)
 		})
 	}
 	h := hub.New(backend, hub.Config{

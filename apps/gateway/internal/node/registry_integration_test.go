@@ -259,6 +259,46 @@ func TestRegistryBackedEndpoints(t *testing.T) {
 		t.Fatalf("protobuf: %v", m)
 	}
 
+	// A TopicRecordNameStrategy subject of a file with two messages: a publish
+	// is encoded as the message the subject names (message indexes [1]), and
+	// read back decoded as that message.
+	shipments := events + "-shipments"
+	if _, err := adm.CreateTopic(context.Background(), 1, 1, nil, shipments); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), shipments) })
+	reg.register(shipments+"-test.sluice.Shipment", "PROTOBUF", `syntax = "proto3"; package test.sluice; message Event { string name = 1; } message Shipment { string carrier = 1; int32 parcels = 2; }`)
+	f.putCatalog("endpoint/ep-shipments", map[string]any{
+		"v": 1, "id": "ep-shipments", "path": "/" + shipments + "/{id}", "topic": shipments, "key": nil, "key_param": "id",
+		"operations": []string{"subscribe", "publish"}, "payload_format": "protobuf",
+		"value_schema": map[string]any{"subject": shipments + "-test.sluice.Shipment", "version": nil},
+		"api":          map[string]any{"id": "api-1", "name": "Orders", "version": "1.0.0"},
+	})
+	shipper, _ := f.authed(map[string][]string{"all": {"/" + shipments + "/*"}})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		shipper.send(`{"type":"subscribe","id":"s5","endpoint":"/` + shipments + `/A-1"}`)
+		m := shipper.nextOf("subscribed", "error")
+		if m["type"] == "subscribed" {
+			break
+		}
+		if m["code"] != float64(4004) || time.Now().After(deadline) {
+			t.Fatalf("subscribe shipments: %v", m)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	shipper.send(`{"type":"publish","id":"p4","endpoint":"/` + shipments + `/A-1","data":{"carrier":"DHL","parcels":2}}`)
+	sack := shipper.nextOf("published", "error")
+	if sack["type"] != "published" {
+		t.Fatalf("publish to a record-strategy subject: %v", sack)
+	}
+	raw := f.readBackFrom(shipments, int32(sack["partition"].(float64)), int64(sack["seq"].(float64))).Value
+	if len(raw) < registry.WireHeaderSize+2 || raw[registry.WireHeaderSize] != 2 || raw[registry.WireHeaderSize+1] != 2 {
+		t.Fatalf("the published record's message indexes are not [1] (Shipment): % x", raw)
+	}
+	if m := shipper.next("message"); !is(m, `{"carrier":"DHL","parcels":2}`) {
+		t.Fatalf("the published shipment, decoded: %v", m)
+	}
+
 	// JSON Schema: the JSON as written.
 	idJ := reg.register(docs+"-value", "JSON", `{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)
 	endpoint("ep-docs", docs, "json-schema")

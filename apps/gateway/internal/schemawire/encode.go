@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,8 +16,23 @@ type Encoding interface {
 	Encode(jsonText []byte) ([]byte, error)
 }
 
-// EncodingCompiler builds the Encoding of a schema.
-type EncodingCompiler func(ctx context.Context, s *registry.Schema) (Encoding, error)
+// EncodingCompiler builds the Encoding of a schema; record, when set, is the
+// record (protobuf message) the subject is named for, which a publish encodes.
+type EncodingCompiler func(ctx context.Context, s *registry.Schema, record string) (Encoding, error)
+
+// SubjectRecord is the record a subject of topic is named for by the
+// Confluent subject strategies: "" for TopicNameStrategy ("<topic>-value"),
+// the rest for TopicRecordNameStrategy ("<topic>-<record>"), the subject
+// itself for RecordNameStrategy ("<record>").
+func SubjectRecord(topic, subject string) string {
+	switch {
+	case subject == topic+"-value":
+		return ""
+	case strings.HasPrefix(subject, topic+"-"):
+		return subject[len(topic)+1:]
+	}
+	return subject
+}
 
 // Encoder turns the JSON a client publishes to a registry-backed endpoint into
 // a record in the wire format: encoded with the endpoint's subject at its
@@ -36,7 +52,8 @@ type Encoder struct {
 
 type subjectVersion struct {
 	subject string
-	version int // 0: the latest
+	version int    // 0: the latest
+	record  string // SubjectRecord's
 }
 
 type encoding struct {
@@ -62,10 +79,11 @@ var (
 	ErrRegistry = errors.New("the endpoint's schema is not available")
 )
 
-// Encode returns the wire-format record of jsonText for subject at version (0:
-// the latest).
-func (e *Encoder) Encode(ctx context.Context, subject string, version int, jsonText []byte) ([]byte, error) {
-	enc, err := e.encoding(ctx, subjectVersion{subject, version})
+// Encode returns the wire-format record of jsonText for subject (of topic) at
+// version (0: the latest). A protobuf subject of a record strategy encodes the
+// message it is named for; of the topic strategy, the file's first message.
+func (e *Encoder) Encode(ctx context.Context, topic, subject string, version int, jsonText []byte) ([]byte, error) {
+	enc, err := e.encoding(ctx, subjectVersion{subject: subject, version: version, record: SubjectRecord(topic, subject)})
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +113,11 @@ func (e *Encoder) encoding(ctx context.Context, sv subjectVersion) (encoding, er
 	if ok && cached.id == v.Schema.ID {
 		cached.fetched = e.now()
 	} else {
-		codec, err := e.compile(ctx, v.Schema)
+		record := sv.record
+		if v.Schema.Type != registry.TypeProtobuf {
+			record = "" // an Avro or JSON schema holds its one record
+		}
+		codec, err := e.compile(ctx, v.Schema, record)
 		if err != nil {
 			return encoding{}, fmt.Errorf("%w: subject %q version %d (schema id %d): %v", ErrRegistry, sv.subject, v.Version, v.Schema.ID, err)
 		}

@@ -38,7 +38,7 @@ export type EndpointForDocument = Pick<
   Endpoint,
   "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat" | "jsonSchema" | "description" | "examples"
 > &
-  Partial<Pick<Endpoint, "valueSubject" | "valueSubjectStrategy" | "valueSchemaVersion">>;
+  Partial<Pick<Endpoint, "valueSubject" | "valueSubjectStrategy" | "valueSchemaVersion" | "valueRecordName">>;
 
 type Json = Record<string, unknown>;
 type Ref = { $ref: string };

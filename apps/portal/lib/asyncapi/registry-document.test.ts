@@ -319,3 +319,40 @@ message Order {
     assert.match(validate({ ...message, items: [{ sku: "a", qty: 2, price: 1 }] }), /additional properties/);
   });
 });
+
+// A Protobuf subject named for a record (topic-record or record strategy)
+// describes that message, the one the gateway publishes with, not the file's first.
+test("a record-strategy Protobuf subject describes the message it is named for", async () => {
+  const twoMessages = `syntax = "proto3"; package ship.v1; message Event { string name = 1; } message Shipment { string carrier = 1; int32 parcels = 2; }`;
+  const registry: SchemaRegistry = {
+    subjects: async () => [],
+    schemaById: async () => {
+      throw new Error("not used");
+    },
+    version: async (subject) => ({ subject, version: 1, id: 71, schemaType: "PROTOBUF", schema: twoMessages, references: [] }),
+  };
+  const byStrategy = endpoint({
+    path: "/shipments/{id}",
+    topic: "shipments",
+    payloadFormat: "protobuf",
+    valueSubject: "shipments-ship.v1.Shipment",
+    valueSubjectStrategy: "topic-record",
+    valueRecordName: "ship.v1.Shipment",
+  });
+  const byTopic = endpoint({
+    path: "/events/{id}",
+    topic: "events",
+    payloadFormat: "protobuf",
+    valueSubject: "events-value",
+    valueSubjectStrategy: "topic",
+  });
+  const schemas = await registrySchemasFor({ endpoints: [byStrategy, byTopic], registry });
+  const props = (id: string) => {
+    const entry = schemas.get(id);
+    if (!entry || entry.error !== undefined) return assert.fail(String(entry?.error));
+    return JSON.stringify(entry.converted.jsonSchema);
+  };
+  assert.match(props(byStrategy.id), /"carrier"/);
+  assert.doesNotMatch(props(byStrategy.id), /"name":\{"type"/);
+  assert.match(props(byTopic.id), /"name"/, "the topic strategy describes the file's first message");
+});

@@ -31,6 +31,8 @@ interface EndpointValueSchema {
   payloadFormat: string;
   valueSubject?: string | null;
   valueSchemaVersion?: number | null;
+  /** The record a record-strategy subject is named for: the Protobuf message described (and published, as the gateway does). */
+  valueRecordName?: string | null;
 }
 
 const MAX_CACHED = 500;
@@ -40,7 +42,8 @@ const FAILURE_TTL_MS = 5_000;
 
 interface Cache {
   versions: Map<string, Promise<SubjectVersion>>;
-  conversions: Map<number, Promise<ConvertedSchema>>;
+  /** By schema id and, for Protobuf, the message described. */
+  conversions: Map<string, Promise<ConvertedSchema>>;
   latest: Map<string, { at: number; answer: Promise<SubjectVersion> }>;
 }
 const caches = new WeakMap<SchemaRegistry, Cache>();
@@ -77,7 +80,7 @@ export async function registrySchemasFor(options: {
       }
       try {
         const schema = await subjectVersion(options.registry, subject, version, options.now);
-        const converted = await conversion(options.registry, schema);
+        const converted = await conversion(options.registry, schema, endpoint.valueRecordName ?? undefined);
         out.set(endpoint.id, { subject, version, schema, converted });
       } catch (err) {
         const error = (err as Error).message || String(err);
@@ -126,10 +129,13 @@ function subjectVersion(registry: SchemaRegistry, subject: string, version: numb
   return remember(cacheOf(registry).versions, `${subject}\u0000${version}`, () => registry.version(subject, version));
 }
 
-function conversion(registry: SchemaRegistry, schema: SubjectVersion): Promise<ConvertedSchema> {
-  return remember(cacheOf(registry).conversions, schema.id, () =>
+function conversion(registry: SchemaRegistry, schema: SubjectVersion, recordName?: string): Promise<ConvertedSchema> {
+  // Only a Protobuf file holds several messages to choose from; an Avro or JSON schema is its one record.
+  const message = schema.schemaType === "PROTOBUF" ? recordName : undefined;
+  return remember(cacheOf(registry).conversions, `${schema.id}\u0000${message ?? ""}`, () =>
     registrySchemaToJsonSchema(schema, {
       fetchReference: async (ref: SchemaReference): Promise<RegisteredSchema> => subjectVersion(registry, ref.subject, ref.version),
+      ...(message ? { message } : {}),
     }),
   );
 }
