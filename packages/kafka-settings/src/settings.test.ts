@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { selfSignedCertificate } from "../test-support/certificates.ts";
 import {
   type Env,
   INSECURE_WARNING,
@@ -18,29 +18,7 @@ import {
 const dir = mkdtempSync(path.join(tmpdir(), "kafka-settings-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const f = (name: string) => path.join(dir, name);
-for (const name of ["a", "b"]) {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      `/CN=${name}`,
-      "-keyout",
-      f(`${name}.key`),
-      "-out",
-      f(`${name}.crt`),
-    ],
-    { stdio: "ignore" },
-  );
-}
+for (const name of ["a", "b"]) selfSignedCertificate(dir, name);
 writeFileSync(f("garbage.pem"), "not a pem at all\n");
 writeFileSync(f("bad-cert.pem"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
 const PASSWORD = "s3cr3t-Pa55word-xyz";

@@ -1,7 +1,6 @@
 // The client over https: the CA of the settings is what it trusts (a
 // self-signed registry fails without it), and the client certificate is sent.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,35 +8,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TLSSocket } from "node:tls";
 import { after, before, test } from "node:test";
+import { selfSignedCertificate } from "@sluice/kafka-settings/test-support/certificates";
 import { RegistryClient, RegistryError } from "./client.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "registry-tls-"));
 const f = (name: string) => path.join(dir, name);
-const cert = (name: string, extra: string[] = []) =>
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      `/CN=${name}`,
-      ...extra,
-      "-keyout",
-      f(`${name}.key`),
-      "-out",
-      f(`${name}.crt`),
-    ],
-    { stdio: "ignore" },
-  );
-cert("registry", ["-addext", "subjectAltName=IP:127.0.0.1"]);
-cert("client");
+selfSignedCertificate(dir, "registry", { extra: ["-addext", "subjectAltName=IP:127.0.0.1"] });
+selfSignedCertificate(dir, "client");
 const pem = (name: string) => readFileSync(f(name), "utf8");
 
 let server: https.Server;

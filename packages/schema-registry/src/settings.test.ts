@@ -1,39 +1,17 @@
 // The settings beyond the shared vectors: files that exist, redaction, TLS files.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { selfSignedCertificate } from "@sluice/kafka-settings/test-support/certificates";
 import { RegistrySettingsError, describeRegistrySettings, loadRegistrySettings } from "./index.ts";
 
 // Throw-away certificates and keys, made once for this file by openssl.
 const dir = mkdtempSync(path.join(tmpdir(), "registry-settings-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const f = (name: string) => path.join(dir, name);
-for (const name of ["a", "b"]) {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      `/CN=${name}`,
-      "-keyout",
-      f(`${name}.key`),
-      "-out",
-      f(`${name}.crt`),
-    ],
-    { stdio: "ignore" },
-  );
-}
+for (const name of ["a", "b"]) selfSignedCertificate(dir, name);
 const PASSWORD = "pa55-w0rd-xyz";
 writeFileSync(f("password"), `${PASSWORD}\n`);
 writeFileSync(f("token"), "t0ken-abc\r\n");

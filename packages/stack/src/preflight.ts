@@ -58,24 +58,31 @@ export async function assertPortsFree(config: StackConfig): Promise<void> {
   }
 }
 
+/**
+ * The major version `java -version` reports ("1.8" is 8), NaN when it names
+ * none; throws the spawn error (ENOENT when there is no such binary).
+ */
+export async function javaMajorVersion(java: string): Promise<number> {
+  const { stdout, stderr } = await execFileAsync(java, ["-version"], { timeout: 20_000 });
+  const match = `${stderr}${stdout}`.match(/version "(\d+)(?:\.(\d+))?/);
+  return match ? (match[1] === "1" ? Number(match[2]) : Number(match[1])) : Number.NaN;
+}
+
 /** Java 17+ is needed only for the local Kafka. */
 export async function assertJava(config: StackConfig): Promise<void> {
   const hint =
     "The local Kafka needs Java 17 or newer: install it (Debian: apt-get install -y openjdk-17-jre-headless), " +
     "set JAVA_HOME, or set KAFKA_BROKERS=host:port to use an existing Kafka.";
-  let output: string;
+  let major: number;
   try {
-    const { stdout, stderr } = await execFileAsync(config.java, ["-version"], { timeout: 20_000 });
-    output = `${stderr}${stdout}`;
+    major = await javaMajorVersion(config.java);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new StackError(
       code === "ENOENT" ? `Java not found (${config.java}). ${hint}` : `Running ${config.java} -version failed. ${hint}`,
     );
   }
-  const match = output.match(/version "(\d+)(?:\.(\d+))?/);
-  const major = match ? (match[1] === "1" ? Number(match[2]) : Number(match[1])) : NaN;
   if (!(major >= 17)) {
-    throw new StackError(`Found Java ${match ? major : "of unknown version"} at ${config.java}. ${hint}`);
+    throw new StackError(`Found Java ${Number.isNaN(major) ? "of unknown version" : major} at ${config.java}. ${hint}`);
   }
 }

@@ -4,18 +4,15 @@
 // gateway and the portal speak at <url>/apis/ccompat/v7. The test profile's is
 // in memory (hermetic); the dev profile's keeps its schemas in an H2 file under
 // the data dir, so records written before a restart still decode after it.
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { StackConfig } from "./config.ts";
 import { RegistryClient, loadRegistrySettings } from "@sluice/schema-registry";
 import { StackError } from "./errors.ts";
 import { say } from "./log.ts";
+import { javaMajorVersion } from "./preflight.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { httpOk, waitUntil } from "./wait.ts";
-
-const execFileAsync = promisify(execFile);
 
 export const APICURIO_VERSION = "3.3.3";
 /** The Confluent-compatible API under a registry's base URL. */
@@ -28,16 +25,8 @@ export function schemaRegistryUrl(config: StackConfig): string {
   return config.externalSchemaRegistryUrl ?? `http://${config.host}:${config.ports.schemaRegistry}${CCOMPAT_PATH}`;
 }
 
-/** The major version `java -version` reports, or NaN. */
-async function javaMajor(java: string): Promise<number> {
-  try {
-    const { stdout, stderr } = await execFileAsync(java, ["-version"], { timeout: 20_000 });
-    const match = `${stderr}${stdout}`.match(/version "(\d+)(?:\.(\d+))?/);
-    return match ? (match[1] === "1" ? Number(match[2]) : Number(match[1])) : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
+/** The major version of java, NaN when it cannot be run or tells none. */
+const javaMajor = (java: string) => javaMajorVersion(java).catch(() => Number.NaN);
 
 /**
  * The Java the local registry runs on: SLUICE_REGISTRY_JAVA when set, else the

@@ -23,34 +23,45 @@ type settingsVectors struct {
 	} `json:"cases"`
 }
 
-func TestKafkaSettingsVectors(t *testing.T) {
-	raw, err := os.ReadFile("../../../../packages/protocol/vectors/kafka-settings.json")
+// loadVectors reads packages/protocol/vectors/<name> into v, whose Cases must
+// number at least 20.
+func loadVectors[V any](t *testing.T, name string, v *V, cases func(*V) int) {
+	t.Helper()
+	raw, err := os.ReadFile("../../../../packages/protocol/vectors/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v settingsVectors
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Cases) < 20 {
-		t.Fatalf("only %d cases", len(v.Cases))
+	if n := cases(v); n < 20 {
+		t.Fatalf("%s: only %d cases", name, n)
 	}
+}
+
+// wantError checks that err names variable first and holds no s3cret.
+func wantError(t *testing.T, err error, variable string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want one naming %s", variable)
+	}
+	// "VARIABLE: why", or "VARIABLE (or VARIABLE_FILE): why".
+	if msg := err.Error(); !strings.HasPrefix(msg, variable+":") && !strings.HasPrefix(msg, variable+" (") {
+		t.Fatalf("error %q does not start with %s", msg, variable)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Fatal("the error holds a secret")
+	}
+}
+
+func TestKafkaSettingsVectors(t *testing.T) {
+	var v settingsVectors
+	loadVectors(t, "kafka-settings.json", &v, func(v *settingsVectors) int { return len(v.Cases) })
 	for _, tc := range v.Cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			cfg, err := Load(nil, func(name string) string { return tc.Env[name] })
 			if tc.Error != "" {
-				if err == nil {
-					t.Fatalf("no error; want one naming %s", tc.Error)
-				}
-				// "VARIABLE: why", or "VARIABLE (or VARIABLE_FILE): why".
-				if msg := err.Error(); !strings.HasPrefix(msg, tc.Error+":") && !strings.HasPrefix(msg, tc.Error+" (") {
-					t.Fatalf("error %q does not start with %s", msg, tc.Error)
-				}
-				for _, value := range tc.Env {
-					if strings.Contains(value, "s3cret") && strings.Contains(err.Error(), value) {
-						t.Fatal("the error holds a secret")
-					}
-				}
+				wantError(t, err, tc.Error)
 				return
 			}
 			if err != nil {
@@ -86,30 +97,13 @@ type registryVectors struct {
 }
 
 func TestRegistrySettingsVectors(t *testing.T) {
-	raw, err := os.ReadFile("../../../../packages/protocol/vectors/registry-settings.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v registryVectors
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Cases) < 20 {
-		t.Fatalf("only %d cases", len(v.Cases))
-	}
+	loadVectors(t, "registry-settings.json", &v, func(v *registryVectors) int { return len(v.Cases) })
 	for _, tc := range v.Cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			cfg, err := Load(nil, func(name string) string { return tc.Env[name] })
 			if tc.Error != "" {
-				if err == nil {
-					t.Fatalf("no error; want one naming %s", tc.Error)
-				}
-				if msg := err.Error(); !strings.HasPrefix(msg, tc.Error+":") {
-					t.Fatalf("error %q does not start with %s:", msg, tc.Error)
-				}
-				if strings.Contains(err.Error(), "s3cret") {
-					t.Fatal("the error holds a secret")
-				}
+				wantError(t, err, tc.Error)
 				return
 			}
 			if err != nil {

@@ -189,20 +189,17 @@ func NewBackend(inner hub.Backend, dec *Decoder, topics Topics) *Backend {
 	return &Backend{Backend: inner, dec: dec, topics: topics}
 }
 
-func (b *Backend) decode(ctx context.Context, topic string, r *hub.Record) {
-	if !b.topics.RegistryBackedTopic(topic) {
-		return
-	}
-	r.Decoded, r.Problem = b.dec.Decode(ctx, r.Value)
-}
-
-// Consume decodes each fetch's records before the hub gets them.
+// Consume decodes each fetch's records before the hub gets them. Whether the
+// topic is registry-backed is asked once per fetch, not per record: a topic
+// without such endpoints costs one catalog lookup per fetch and nothing else.
 func (b *Backend) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents) hub.Consumer {
 	ctx, cancel := context.WithCancel(context.Background())
 	deliver := ev.Deliver
 	ev.Deliver = func(recs []hub.Record) {
-		for i := range recs {
-			b.decode(ctx, topic, &recs[i])
+		if b.topics.RegistryBackedTopic(topic) {
+			for i := range recs {
+				recs[i].Decoded, recs[i].Problem = b.dec.Decode(ctx, recs[i].Value)
+			}
 		}
 		deliver(recs)
 	}
@@ -222,8 +219,11 @@ func (c *consumer) Stop() {
 
 // Read decodes the records read back for a resume the same way.
 func (b *Backend) Read(ctx context.Context, topic, epoch string, partition int32, from, until int64, fn func(hub.Record) bool) error {
+	if !b.topics.RegistryBackedTopic(topic) {
+		return b.Backend.Read(ctx, topic, epoch, partition, from, until, fn)
+	}
 	return b.Backend.Read(ctx, topic, epoch, partition, from, until, func(r hub.Record) bool {
-		b.decode(ctx, topic, &r)
+		r.Decoded, r.Problem = b.dec.Decode(ctx, r.Value)
 		return fn(r)
 	})
 }

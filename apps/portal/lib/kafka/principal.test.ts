@@ -1,42 +1,20 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { KafkaSettings } from "@sluice/kafka-settings";
+import { selfSignedCertificate } from "@sluice/kafka-settings/test-support/certificates";
 
 import { describePrincipal } from "./principal";
 
 const password = { password: "pw-secret-1234", passwordSource: { variable: "KAFKA_SASL_PASSWORD" } };
 
-/** A self-signed certificate with subject O=Acme, CN=sluice-portal (from openssl, which the test stack needs anyway). */
+/** A self-signed certificate with subject O=Acme, CN=sluice-portal. */
 function certificate(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "principal-"));
   try {
-    const [keyFile, certFile] = [path.join(dir, "key.pem"), path.join(dir, "cert.pem")];
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        keyFile,
-        "-subj",
-        "/O=Acme/CN=sluice-portal",
-        "-days",
-        "1",
-        "-out",
-        certFile,
-      ],
-      { stdio: "ignore" },
-    );
-    return readFileSync(certFile, "utf8");
+    return readFileSync(selfSignedCertificate(dir, "principal", { subject: "/O=Acme/CN=sluice-portal" }).cert, "utf8");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
