@@ -10,6 +10,7 @@ import { useEffect, useState } from "react";
 
 import { SelectField, TextField } from "@/components/ui/field";
 import type { components } from "@/lib/api/generated/v1";
+import { subjectFor } from "@/lib/catalog/subject-name";
 
 type TopicSubject = components["schemas"]["TopicSubject"];
 type SubjectVersion = components["schemas"]["SubjectVersion"];
@@ -28,16 +29,10 @@ const STRATEGY_LABELS: Record<Strategy, string> = {
   "topic-record": "topic-record — <topic>-<record full name>",
 };
 
-/**
- * The subject a strategy makes, as the portal computes it on save
- * (lib/catalog/value-subject.ts subjectFor, which the browser cannot import: its
- * module pulls in the database package). Shown only; the server's is stored.
- */
+/** The subject a strategy makes, as the portal computes it on save (shown only; the server's is stored). */
 function previewSubject(strategy: string, topic: string, recordName: string): string | null {
-  if (!topic) return null;
-  if (strategy === "topic") return `${topic}-value`;
-  if (!recordName) return null;
-  return strategy === "record" ? recordName : `${topic}-${recordName}`;
+  if (!topic || !(strategy in STRATEGY_LABELS) || (strategy !== "topic" && !recordName)) return null;
+  return subjectFor(strategy as Strategy, topic, recordName || null);
 }
 
 /** GETs a portal API route; the problem's detail becomes the error message. */

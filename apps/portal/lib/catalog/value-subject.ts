@@ -4,6 +4,7 @@
 import { SUBJECT_STRATEGIES, type SubjectStrategy } from "@sluice/db";
 
 export { SUBJECT_STRATEGIES, type SubjectStrategy };
+export { subjectFor } from "./subject-name";
 
 /** The longest subject the catalog accepts (the endpoints_value_subject_length check). */
 export const MAX_SUBJECT_LENGTH = 255;
@@ -19,17 +20,6 @@ export function recordNameProblem(name: string): string | undefined {
   if (name === "") return "is required with the record and topic-record strategies: the record's full name, such as com.acme.Price";
   if (!FULL_NAME.test(name)) return `"${name}" is not a record's full name (dot-separated names such as com.acme.Price)`;
   return undefined;
-}
-
-/**
- * subjectFor is the subject of the strategy: `topic` TopicNameStrategy
- * (`<topic>-value`), `record` RecordNameStrategy (`<record>`), `topic-record`
- * TopicRecordNameStrategy (`<topic>-<record>`).
- */
-export function subjectFor(strategy: SubjectStrategy, topic: string, recordName: string | null): string {
-  if (strategy === "topic") return `${topic}-value`;
-  if (recordName === null) throw new Error(`the ${strategy} strategy needs a record name`);
-  return strategy === "record" ? recordName : `${topic}-${recordName}`;
 }
 
 /** A registry subject as the value subject of one of a topic's strategies. */
