@@ -1,9 +1,10 @@
 // The Avro demo feeder of local mode (`./sluice start` with its own Kafka and
 // schema registry): three simulated customers, keys c1..c3, place an order every
-// two seconds between them on SLUICE_DEMO_AVRO_TOPIC, written as a Kafka Avro
-// serializer writes them: the schema registered under `<topic>-value` in
-// SCHEMA_REGISTRY_URL, each record in the Confluent wire format (a zero byte,
-// the schema id as a big-endian 32-bit integer, the Avro binary). The gateway
+// two seconds between them on SLUICE_DEMO_AVRO_TOPIC, written as Kafka's Avro
+// serializers write them: the schemas registered under `<topic>-value` and
+// `<topic>-key` in SCHEMA_REGISTRY_URL, each value and key in the Confluent wire
+// format (a zero byte, the schema id as a big-endian 32-bit integer, the Avro
+// binary). The gateway
 // decodes them to JSON for the avro demo endpoint. Like demo-feeder.ts it keeps
 // going through Kafka and registry hiccups and stops on SIGINT/SIGTERM.
 //
@@ -13,7 +14,7 @@ import { createRequire } from "node:module";
 import { kafkaClientConfigFromEnv } from "@sluice/kafka-settings";
 import { Kafka, logLevel } from "kafkajs";
 
-import { DEMO_AVRO_TOPIC, DEMO_ORDER_SCHEMA, registerDemoAvroSchema } from "./demo.ts";
+import { DEMO_AVRO_TOPIC, DEMO_KEY_SCHEMA, DEMO_ORDER_SCHEMA, registerDemoAvroSchemas } from "./demo.ts";
 
 // avsc is CommonJS whose exports Node's ESM loader cannot list, so it is required.
 const avsc = createRequire(import.meta.url)("avsc") as typeof import("avsc");
@@ -35,12 +36,13 @@ const STATUSES = ["PLACED", "PAID", "SHIPPED"] as const;
 // Without logical types registered, avsc writes a timestamp-millis as its
 // underlying long: the feeder hands it epoch milliseconds.
 const orderType = avsc.Type.forSchema(DEMO_ORDER_SCHEMA as unknown as Parameters<typeof avsc.Type.forSchema>[0]);
+const keyType = avsc.Type.forSchema(DEMO_KEY_SCHEMA);
 
-/** The Confluent wire format of one value. */
-function wire(schemaId: number, value: unknown): Buffer {
+/** The Confluent wire format of one value or key. */
+function wire(schemaId: number, type: import("avsc").Type, value: unknown): Buffer {
   const header = Buffer.alloc(5);
   header.writeUInt32BE(schemaId, 1);
-  return Buffer.concat([header, orderType.toBuffer(value)]);
+  return Buffer.concat([header, type.toBuffer(value)]);
 }
 
 let sequence = 0;
@@ -69,14 +71,15 @@ const producer = new Kafka({
 }).producer({ allowAutoTopicCreation: false });
 let stopping = false;
 let failing = false;
-let schemaId: number | undefined;
+let schemaIds: { value: number; key: number } | undefined;
 
 async function tick(): Promise<void> {
   try {
     // Registered once (the launcher did it already: the same schema gets the same id back).
-    schemaId ??= await registerDemoAvroSchema(registryUrl!, topic);
+    schemaIds ??= await registerDemoAvroSchemas(registryUrl!, topic);
     const order = nextOrder();
-    await producer.send({ topic, acks: -1, messages: [{ key: order.customer, value: wire(schemaId, order) }] });
+    const message = { key: wire(schemaIds.key, keyType, order.customer), value: wire(schemaIds.value, orderType, order) };
+    await producer.send({ topic, acks: -1, messages: [message] });
     if (failing) console.log(`sending to ${topic} again`);
     failing = false;
   } catch (err) {

@@ -12,8 +12,11 @@ import type { Supervisor } from "./supervisor.ts";
 
 export const DEMO_TOPIC = "demo-vehicles";
 export const DEMO_AVRO_TOPIC = "demo-orders-avro";
-/** The topic strategy's subject of a topic: what a Kafka Avro serializer registers by default. */
+/** The topic strategy's subjects of a topic: what a Kafka Avro serializer registers by default. */
 export const demoAvroSubject = (topic: string) => `${topic}-value`;
+export const demoAvroKeySubject = (topic: string) => `${topic}-key`;
+/** The demo orders' keys, the customer ids, are Avro strings. */
+export const DEMO_KEY_SCHEMA = "string";
 
 /** The demo orders' Avro schema: a few of the types whose JSON docs/payload-formats.md documents (enum, union, timestamp). */
 export const DEMO_ORDER_SCHEMA = {
@@ -65,17 +68,28 @@ export async function ensureDemoTopic(brokers: string[], { avro = false }: { avr
 }
 
 /**
- * Registers the demo orders' schema under the topic's subject through the
- * registry's REST API (the Confluent-compatible one) and returns its id. The
- * registry answers the same id for the same schema, so the launcher (before the
- * portal's prepare step checks the subject) and the feeder may both call it.
+ * Registers the demo orders' schemas through the registry's REST API (the
+ * Confluent-compatible one) under the topic's subjects, as Kafka's Avro
+ * serializers would: the order under `<topic>-value`, and the key, the
+ * customer as an Avro string, under `<topic>-key`. Returns their ids. The
+ * registry answers the same id for the same schema, so the launcher (before
+ * the portal's prepare step checks the subjects) and the feeder may both call it.
  */
-export async function registerDemoAvroSchema(registryUrl: string, topic: string = DEMO_AVRO_TOPIC): Promise<number> {
-  const subject = demoAvroSubject(topic);
+export async function registerDemoAvroSchemas(
+  registryUrl: string,
+  topic: string = DEMO_AVRO_TOPIC,
+): Promise<{ value: number; key: number }> {
+  return {
+    value: await registerAvroSchema(registryUrl, demoAvroSubject(topic), DEMO_ORDER_SCHEMA),
+    key: await registerAvroSchema(registryUrl, demoAvroKeySubject(topic), DEMO_KEY_SCHEMA),
+  };
+}
+
+async function registerAvroSchema(registryUrl: string, subject: string, schema: unknown): Promise<number> {
   const res = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
     method: "POST",
     headers: { "Content-Type": "application/vnd.schemaregistry.v1+json", Accept: "application/json" },
-    body: JSON.stringify({ schemaType: "AVRO", schema: JSON.stringify(DEMO_ORDER_SCHEMA) }),
+    body: JSON.stringify({ schemaType: "AVRO", schema: JSON.stringify(schema) }),
     signal: AbortSignal.timeout(10_000),
   });
   const body = (await res.json().catch(() => null)) as { id?: unknown; message?: unknown } | null;

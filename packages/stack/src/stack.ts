@@ -13,7 +13,7 @@ import {
   demoAvroEnabled,
   demoEnabled,
   ensureDemoTopic,
-  registerDemoAvroSchema,
+  registerDemoAvroSchemas,
   startDemoFeeder,
 } from "./demo.ts";
 import { checkExternalKafka, startLocalKafka } from "./kafka.ts";
@@ -69,7 +69,7 @@ export async function startStack(config: StackConfig, supervisor: Supervisor): P
   // the registry must have. A demo that cannot start is left out, not fatal.
   if (demoAvro) {
     try {
-      await registerDemoAvroSchema(schemaRegistryUrl);
+      await registerDemoAvroSchemas(schemaRegistryUrl);
     } catch (err) {
       say(`the Avro demo is off: ${(err as Error).message}`);
       demoAvro = false;

@@ -278,6 +278,7 @@ describe("./sluice start with every port moved", { concurrency: false }, () => {
       assert.ok(topics.includes("demo-orders-avro"), `the Avro demo topic is in the stack's Kafka: ${topics}`);
       const subjects = (await (await fetch(`${urls.schemaRegistryUrl}/subjects`)).json()) as string[];
       assert.ok(subjects.includes("demo-orders-avro-value"), `the demo schema is in the stack's registry: ${subjects}`);
+      assert.ok(subjects.includes("demo-orders-avro-key"), `the demo key schema is in the stack's registry: ${subjects}`);
       let avroFed = false;
       for (let i = 0; i < 60 && !avroFed; i++) {
         avroFed = (await admin.fetchTopicOffsets("demo-orders-avro")).some((o) => Number(o.high) > 0);

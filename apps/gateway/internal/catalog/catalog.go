@@ -97,8 +97,9 @@ type Catalog struct {
 	endpoints map[string]*Endpoint        // by id: the endpoints being served
 	exact     map[protocol.Path]*Endpoint // exact endpoints by (topic, key)
 	param     map[string]*Endpoint        // parameterised endpoints by topic
-	// registry counts the served endpoints of a schema-registry format per topic.
-	registry map[string]int
+	// registry counts, per topic, the served endpoints of a schema-registry
+	// format and those with a key schema.
+	registry map[string]RegistryUse
 	pending  map[string]*pendingEndpoint // by id: valid endpoints held back by a conflict
 	keys     map[string]verificationKey  // by kid
 	apps     map[string]int64            // app id → tokens_not_before
@@ -135,7 +136,7 @@ func New(opts Options) *Catalog {
 		endpoints:   map[string]*Endpoint{},
 		exact:       map[protocol.Path]*Endpoint{},
 		param:       map[string]*Endpoint{},
-		registry:    map[string]int{},
+		registry:    map[string]RegistryUse{},
 		pending:     map[string]*pendingEndpoint{},
 		keys:        map[string]verificationKey{},
 		apps:        map[string]int64{},
@@ -411,23 +412,38 @@ func (c *Catalog) removeLocked(old *Endpoint, evs *[]event) {
 	c.promoteLocked(old.slot(), evs)
 }
 
-// countRegistryLocked adds delta to the count of e's topic when e is of a
-// schema-registry format.
+// RegistryUse says which parts of a topic's records the catalog's endpoints
+// read in the schema registry's wire format: Values counts the endpoints of a
+// registry format, Keys those with a key schema.
+type RegistryUse struct{ Values, Keys int }
+
+// countRegistryLocked adds delta to the counts of e's topic.
 func (c *Catalog) countRegistryLocked(e *Endpoint, delta int) {
-	if e == nil || !e.Format.RegistryBacked() {
+	if e == nil || (!e.Format.RegistryBacked() && e.KeySchema == nil) {
 		return
 	}
-	if c.registry[e.Topic] += delta; c.registry[e.Topic] <= 0 {
-		delete(c.registry, e.Topic)
+	u := c.registry[e.Topic]
+	if e.Format.RegistryBacked() {
+		u.Values += delta
 	}
+	if e.KeySchema != nil {
+		u.Keys += delta
+	}
+	if u.Values <= 0 && u.Keys <= 0 {
+		delete(c.registry, e.Topic)
+		return
+	}
+	c.registry[e.Topic] = u
 }
 
-// RegistryBackedTopic reports whether an endpoint of a schema-registry format
-// serves topic: its records are then decoded (internal/schemawire).
-func (c *Catalog) RegistryBackedTopic(topic string) bool {
+// TopicRegistryUse reports whether endpoints of topic read its values or its
+// keys in the registry's wire format: the records are then decoded
+// (internal/schemawire).
+func (c *Catalog) TopicRegistryUse(topic string) (values, keys bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.registry[topic] > 0
+	u := c.registry[topic]
+	return u.Values > 0, u.Keys > 0
 }
 
 // promoteLocked serves the earliest pending endpoint waiting for s, if any.

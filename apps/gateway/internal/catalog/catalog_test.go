@@ -673,29 +673,37 @@ func TestSafely(t *testing.T) {
 	}
 }
 
-// The decoder asks which topics a schema-registry endpoint serves; the answer
-// follows endpoints being added, changed (format, topic) and removed.
-func TestRegistryBackedTopic(t *testing.T) {
+// The decoder asks which topics' values and keys are in the registry's wire
+// format; the answer follows endpoints being added, changed (format, key
+// schema, topic) and removed.
+func TestTopicRegistryUse(t *testing.T) {
 	c, _, _ := newTestCatalog(t)
 	avro := func(id, topic, key string) []byte {
 		return endpointRecord(id, topic, key, "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": topic + "-value"}))
 	}
+	avroKeys := func(id, topic, key string) []byte {
+		return endpointRecord(id, topic, key, "", set("key_schema", map[string]any{"subject": topic + "-key", "version": 2}))
+	}
+	check := func(when, topic string, values, keys bool) {
+		t.Helper()
+		if v, k := c.TopicRegistryUse(topic); v != values || k != keys {
+			t.Fatalf("%s: %s has registry values %v, keys %v; want %v, %v", when, topic, v, k, values, keys)
+		}
+	}
 	c.Apply("endpoint/a", avro("a", "orders", "1"))
 	c.Apply("endpoint/b", avro("b", "orders", "2"))
 	c.Apply("endpoint/j", endpointRecord("j", "prices", "k", ""))
-	if !c.RegistryBackedTopic("orders") || c.RegistryBackedTopic("prices") {
-		t.Fatal("after adding")
-	}
+	c.Apply("endpoint/k", avroKeys("k", "carts", "7"))
+	check("after adding", "orders", true, false)
+	check("after adding", "prices", false, false)
+	check("after adding", "carts", false, true)
 	c.Apply("endpoint/a", endpointRecord("a", "orders", "1", "")) // now json
-	if !c.RegistryBackedTopic("orders") {
-		t.Fatal("b still serves orders in avro")
-	}
-	c.Apply("endpoint/b", avro("b", "payments", "2")) // moved to another topic
-	if c.RegistryBackedTopic("orders") || !c.RegistryBackedTopic("payments") {
-		t.Fatal("after moving")
-	}
+	check("a is json", "orders", true, false)                     // b still serves orders in avro
+	c.Apply("endpoint/b", avro("b", "payments", "2"))             // moved to another topic
+	check("after moving", "orders", false, false)
+	check("after moving", "payments", true, false)
 	c.Apply("endpoint/b", nil)
-	if c.RegistryBackedTopic("payments") {
-		t.Fatal("after removing")
-	}
+	check("after removing", "payments", false, false)
+	c.Apply("endpoint/k", endpointRecord("k", "carts", "7", "")) // plain keys again
+	check("plain keys again", "carts", false, false)
 }

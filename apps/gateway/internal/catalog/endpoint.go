@@ -33,11 +33,14 @@ const (
 // RegistryBacked reports whether f's records carry a schema registry's wire format.
 func (f PayloadFormat) RegistryBacked() bool { return protocol.RegistryFormat(string(f)) }
 
-// ValueSchema is the registry subject an endpoint publishes with; subscribing
-// decodes each record with the schema its own id names.
-type ValueSchema struct {
+// SubjectSchema is a registry subject and the version of it an endpoint
+// encodes with. For the values (Endpoint.ValueSchema) that is what a publish
+// is encoded with; for the keys (Endpoint.KeySchema) what the key in the path
+// is encoded with, to find its partition and as the key of a publish.
+// Subscribing decodes each record with the schema its own id names.
+type SubjectSchema struct {
 	Subject string
-	// Version is the pinned version to publish with; 0 is the latest.
+	// Version is the pinned version; 0 is the latest.
 	Version int
 }
 
@@ -63,8 +66,12 @@ type Endpoint struct {
 	Format     PayloadFormat
 	SchemaJSON json.RawMessage // compacted JSON Schema; nil when none
 	// ValueSchema is set exactly for the registry-backed formats.
-	ValueSchema *ValueSchema
-	API         API
+	ValueSchema *SubjectSchema
+	// KeySchema is set when the topic's record keys are in the registry's
+	// wire format (any payload format): the key in the path is then the
+	// decoded key as text (docs/payload-formats.md, "Keys").
+	KeySchema *SubjectSchema
+	API       API
 
 	schema *jsonschema.Schema // compiled SchemaJSON; nil when none
 }
@@ -159,7 +166,11 @@ func (e *Endpoint) same(o *Endpoint) bool {
 	return e.ID == o.ID && e.Path == o.Path && e.Topic == o.Topic && e.Key == o.Key &&
 		e.KeyParam == o.KeyParam && e.Subscribe == o.Subscribe && e.Publish == o.Publish &&
 		e.Format == o.Format && bytes.Equal(e.SchemaJSON, o.SchemaJSON) && e.API == o.API &&
-		(e.ValueSchema == nil) == (o.ValueSchema == nil) && (e.ValueSchema == nil || *e.ValueSchema == *o.ValueSchema)
+		sameSubject(e.ValueSchema, o.ValueSchema) && sameSubject(e.KeySchema, o.KeySchema)
+}
+
+func sameSubject(a, b *SubjectSchema) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 // slot is what an endpoint claims in the path space: one exact (topic, key), or
@@ -178,24 +189,42 @@ func (e *Endpoint) slot() slot {
 
 // endpointValue is the JSON of an endpoint record (CATALOG.md, kind endpoint).
 type endpointValue struct {
-	V             *int64          `json:"v"`
-	ID            *string         `json:"id"`
-	Path          *string         `json:"path"`
-	Topic         *string         `json:"topic"`
-	Key           *string         `json:"key"`
-	KeyParam      *string         `json:"key_param"`
-	Operations    []string        `json:"operations"`
-	PayloadFormat *string         `json:"payload_format"`
-	JSONSchema    json.RawMessage `json:"json_schema"`
-	ValueSchema   *struct {
-		Subject *string `json:"subject"`
-		Version *int64  `json:"version"`
-	} `json:"value_schema"`
-	API *struct {
+	V             *int64              `json:"v"`
+	ID            *string             `json:"id"`
+	Path          *string             `json:"path"`
+	Topic         *string             `json:"topic"`
+	Key           *string             `json:"key"`
+	KeyParam      *string             `json:"key_param"`
+	Operations    []string            `json:"operations"`
+	PayloadFormat *string             `json:"payload_format"`
+	JSONSchema    json.RawMessage     `json:"json_schema"`
+	ValueSchema   *subjectSchemaValue `json:"value_schema"`
+	KeySchema     *subjectSchemaValue `json:"key_schema"`
+	API           *struct {
 		ID      string `json:"id"`
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	} `json:"api"`
+}
+
+type subjectSchemaValue struct {
+	Subject *string `json:"subject"`
+	Version *int64  `json:"version"`
+}
+
+// parse checks a value_schema or key_schema (field) of the catalog.
+func (v *subjectSchemaValue) parse(field string) (*SubjectSchema, error) {
+	if v.Subject == nil || *v.Subject == "" || len(*v.Subject) > 255 {
+		return nil, fmt.Errorf("%s.subject: must be a string of 1 to 255 bytes", field)
+	}
+	s := &SubjectSchema{Subject: *v.Subject}
+	if v.Version != nil {
+		if *v.Version < 1 || *v.Version > 1<<31-1 {
+			return nil, fmt.Errorf("%s.version: %d is not a positive version (null for the latest)", field, *v.Version)
+		}
+		s.Version = int(*v.Version)
+	}
+	return s, nil
 }
 
 // keyParamRE is the portal's rule for parameter names (packages/db, endpoints).
@@ -289,15 +318,15 @@ func parseEndpoint(id string, value []byte) (*Endpoint, error) {
 	case e.Format.RegistryBacked() && vs == nil:
 		return nil, fmt.Errorf("value_schema: required for a %s endpoint", e.Format)
 	case e.Format.RegistryBacked():
-		if vs.Subject == nil || *vs.Subject == "" || len(*vs.Subject) > 255 {
-			return nil, errors.New("value_schema.subject: must be a string of 1 to 255 bytes")
+		var err error
+		if e.ValueSchema, err = vs.parse("value_schema"); err != nil {
+			return nil, err
 		}
-		e.ValueSchema = &ValueSchema{Subject: *vs.Subject}
-		if vs.Version != nil {
-			if *vs.Version < 1 || *vs.Version > 1<<31-1 {
-				return nil, fmt.Errorf("value_schema.version: %d is not a positive version (null for the latest)", *vs.Version)
-			}
-			e.ValueSchema.Version = int(*vs.Version)
+	}
+	if v.KeySchema != nil {
+		var err error
+		if e.KeySchema, err = v.KeySchema.parse("key_schema"); err != nil {
+			return nil, err
 		}
 	}
 

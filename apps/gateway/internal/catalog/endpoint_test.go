@@ -97,6 +97,9 @@ func TestParseEndpointRejections(t *testing.T) {
 		{"value_schema empty subject", endpointRecord("e", "t", "k", "", set("payload_format", "protobuf"), set("value_schema", map[string]any{"subject": ""})), "value_schema.subject: must be"},
 		{"value_schema version 0", endpointRecord("e", "t", "k", "", set("payload_format", "json-schema"), set("value_schema", map[string]any{"subject": "s", "version": 0})), "value_schema.version: 0 is not"},
 		{"value_schema version not a number", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s", "version": "1"})), "value_schema.version: wrong type"},
+		{"key_schema without subject", endpointRecord("e", "t", "k", "", set("key_schema", map[string]any{"version": 2})), "key_schema.subject: must be"},
+		{"key_schema version -1", endpointRecord("e", "t", "k", "", set("key_schema", map[string]any{"subject": "t-key", "version": -1})), "key_schema.version: -1 is not"},
+		{"key_schema not an object", endpointRecord("e", "t", "k", "", set("key_schema", "t-key")), "key_schema"},
 		{"json_schema on avro", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s"}), set("json_schema", map[string]any{})), "json_schema: only json endpoints"},
 		{"api wrong type", endpointRecord("e", "t", "k", "", set("api", "x")), "api: wrong type"},
 		{"api field wrong type", endpointRecord("e", "t", "k", "", set("api", map[string]any{"id": 1})), "api.id: wrong type"},
@@ -116,11 +119,11 @@ func TestParseRegistryBackedEndpoints(t *testing.T) {
 	for _, tc := range []struct {
 		format  string
 		version any
-		want    ValueSchema
+		want    SubjectSchema
 	}{
-		{"avro", nil, ValueSchema{Subject: "orders-value"}},
-		{"protobuf", 3, ValueSchema{Subject: "orders-value", Version: 3}},
-		{"json-schema", nil, ValueSchema{Subject: "orders-value"}},
+		{"avro", nil, SubjectSchema{Subject: "orders-value"}},
+		{"protobuf", 3, SubjectSchema{Subject: "orders-value", Version: 3}},
+		{"json-schema", nil, SubjectSchema{Subject: "orders-value"}},
 	} {
 		e, err := parseEndpoint("e", endpointRecord("e", "orders", "", "id", set("payload_format", tc.format),
 			set("value_schema", map[string]any{"subject": "orders-value", "version": tc.version})))
@@ -139,6 +142,32 @@ func TestParseRegistryBackedEndpoints(t *testing.T) {
 	latest, _ := parseEndpoint("e", endpointRecord("e", "t", "k", "", set("payload_format", "avro"), set("value_schema", map[string]any{"subject": "s", "version": nil})))
 	if pinned.same(latest) {
 		t.Fatal("the pinned version makes no difference")
+	}
+}
+
+// A key schema is allowed whatever the payload format; absent or null means
+// plain keys.
+func TestParseKeySchema(t *testing.T) {
+	for _, format := range []string{"json", "text", "bytes", "avro"} {
+		edits := []func(map[string]any){set("payload_format", format), set("key_schema", map[string]any{"subject": "carts-key", "version": 4})}
+		if format == "avro" {
+			edits = append(edits, set("value_schema", map[string]any{"subject": "carts-value"}))
+		}
+		e, err := parseEndpoint("e", endpointRecord("e", "carts", "", "id", edits...))
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if e.KeySchema == nil || *e.KeySchema != (SubjectSchema{Subject: "carts-key", Version: 4}) {
+			t.Fatalf("%s: %+v", format, e.KeySchema)
+		}
+	}
+	plain, err := parseEndpoint("e", endpointRecord("e", "carts", "k", "", set("key_schema", nil)))
+	if err != nil || plain.KeySchema != nil {
+		t.Fatalf("a null key_schema: %+v %v", plain, err)
+	}
+	keyed, _ := parseEndpoint("e", endpointRecord("e", "carts", "k", "", set("key_schema", map[string]any{"subject": "carts-key"})))
+	if plain.same(keyed) || !keyed.same(keyed) {
+		t.Fatal("the key schema makes no difference to same")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -48,7 +49,48 @@ func Served(ep *catalog.Endpoint) hub.Served {
 	if ep == nil {
 		return hub.Served{ByParam: true} // no exact endpoint, nor a parameterised one
 	}
-	return hub.Served{Subscribable: ep.Allows(protocol.OpSubscribe), Format: string(ep.Format), ByParam: ep.KeyParam != ""}
+	served := hub.Served{Subscribable: ep.Allows(protocol.OpSubscribe), Format: string(ep.Format), ByParam: ep.KeyParam != ""}
+	if ks := ep.KeySchema; ks != nil {
+		served.KeyEncoding = fmt.Sprintf("%s@%d", ks.Subject, ks.Version)
+	}
+	return served
+}
+
+// servedFor is what Hub.Subscribe is given for a subscription to p authorised
+// against ep: Served(ep) with the key's partition key.
+func (s *Edge) servedFor(ctx context.Context, ep *catalog.Endpoint, p protocol.Path) (hub.Served, *protocol.Error) {
+	served := Served(ep)
+	if ep.KeySchema != nil {
+		key, err := s.recordKey(ctx, ep, p)
+		if err != nil {
+			return hub.Served{}, err
+		}
+		served.PartitionKey = key
+	}
+	return served, nil
+}
+
+// recordKey is the Kafka record key that p's key names on ep: the key's own
+// bytes, or, for an endpoint with a key schema, the key encoded with it
+// (docs/payload-formats.md, "Keys"): what a publish writes and what the
+// partition is computed from. A key the schema cannot encode, or writes
+// differently, names no record: 4004.
+func (s *Edge) recordKey(ctx context.Context, ep *catalog.Endpoint, p protocol.Path) ([]byte, *protocol.Error) {
+	ks := ep.KeySchema
+	if ks == nil {
+		return []byte(p.Key), nil
+	}
+	if s.opt.Encoder == nil {
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "endpoint %s has registry-encoded keys, but this gateway has no schema registry (SCHEMA_REGISTRY_URL)", ep.Path)
+	}
+	key, err := s.opt.Encoder.EncodeKey(ctx, ep.Topic, ks.Subject, ks.Version, p.Key)
+	switch {
+	case errors.Is(err, schemawire.ErrInvalid):
+		return nil, protocol.Errorf(protocol.CodeNotFound, "endpoint %s: %s", p.String(), strings.TrimPrefix(err.Error(), schemawire.ErrInvalid.Error()+": "))
+	case err != nil:
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "endpoint %s: the key: %v", ep.Path, err)
+	}
+	return key, nil
 }
 
 // httpAccess authenticates an SSE or publish request and authorises op on the
@@ -127,12 +169,12 @@ func (s *Edge) inWireFormat(ctx context.Context, ep *catalog.Endpoint, value []b
 	return record, nil
 }
 
-// publish writes value to the endpoint's topic under the path's key and calls
+// publish writes value to the endpoint's topic under key (recordKey) and calls
 // done once Kafka acknowledged it, or failed to. It returns once the record is
 // queued: records of publish calls made one after another (a connection's
 // frames, in the order it sent them) are written in that order, as one Kafka
 // producer's are. done runs on the Kafka client's goroutine and must not block.
-func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, value []byte, done func(protocol.Published, *protocol.Error)) {
+func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, key, value []byte, done func(protocol.Published, *protocol.Error)) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
 	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
 	if err != nil {
@@ -140,7 +182,7 @@ func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, val
 		done(protocol.Published{}, kafkaError(p.Topic, err))
 		return
 	}
-	s.opt.Kafka.Produce(ctx, p.Topic, []byte(p.Key), value, []hub.Header{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
+	s.opt.Kafka.Produce(ctx, p.Topic, key, value, []hub.Header{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
 		cancel()
 		if err != nil {
 			done(protocol.Published{}, kafkaError(p.Topic, err))

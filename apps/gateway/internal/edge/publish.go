@@ -39,9 +39,14 @@ func (s *Edge) servePublish(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, perr)
 		return
 	}
+	key, perr := s.recordKey(r.Context(), ep, p)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
 	var ack protocol.Published
 	acked := make(chan struct{})
-	s.publish(r.Context(), claims, p, body, func(a protocol.Published, e *protocol.Error) {
+	s.publish(r.Context(), claims, p, key, body, func(a protocol.Published, e *protocol.Error) {
 		ack, perr = a, e
 		close(acked)
 	})

@@ -46,7 +46,13 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 
 	st := &sseStream{srv: s, tok: claims, out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-	sub, err := s.opt.Hub.Subscribe(ctx, p, Served(ep), from, st, nil)
+	served, perr := s.servedFor(ctx, ep, p)
+	if perr != nil {
+		cancel()
+		writeProblem(w, perr)
+		return
+	}
+	sub, err := s.opt.Hub.Subscribe(ctx, p, served, from, st, nil)
 	cancel()
 	if err != nil {
 		writeProblem(w, kafkaError(p.Topic, err))

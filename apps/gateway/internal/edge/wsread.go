@@ -194,7 +194,15 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(c.srv.ctx, 10*time.Second)
 	defer cancel()
-	s, herr := c.srv.opt.Hub.Subscribe(ctx, f.Endpoint, Served(ep), f.From, c, func(s *hub.Subscription) {
+	served, perr := c.srv.servedFor(ctx, ep, f.Endpoint)
+	if perr != nil {
+		c.mu.Lock()
+		c.subs.delete(path)
+		c.mu.Unlock()
+		c.sendError(f.ID, perr)
+		return
+	}
+	s, herr := c.srv.opt.Hub.Subscribe(ctx, f.Endpoint, served, f.From, c, func(s *hub.Subscription) {
 		c.send(protocol.Encode(protocol.Subscribed{Type: "subscribed", ID: f.ID, Endpoint: path, Epoch: s.Epoch, Partition: s.Partition, Seq: s.Seq}))
 	})
 	c.mu.Lock()
@@ -239,6 +247,10 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	if err == nil {
 		value, err = c.srv.inWireFormat(c.srv.ctx, ep, value)
 	}
+	var key []byte
+	if err == nil {
+		key, err = c.srv.recordKey(c.srv.ctx, ep, f.Endpoint)
+	}
 	if err != nil {
 		c.sendError(f.ID, err)
 		return
@@ -252,7 +264,7 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	// Queued here, in the order the client sent its frames; acknowledged
 	// when Kafka has it.
 	id := f.ID
-	c.srv.publish(c.srv.ctx, claims, f.Endpoint, value, func(ack protocol.Published, err *protocol.Error) {
+	c.srv.publish(c.srv.ctx, claims, f.Endpoint, key, value, func(ack protocol.Published, err *protocol.Error) {
 		<-slots
 		if err != nil {
 			c.sendError(id, err)

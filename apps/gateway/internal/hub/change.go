@@ -101,7 +101,7 @@ func (h *Hub) endpointsOf(t *topicState) []*endpointState {
 // subscribers. Keys whose place did not change notice nothing.
 func (h *Hub) moveEndpoint(t *topicState, ep *endpointState, ch TopicChange) {
 	meta := ch.Meta
-	part := h.backend.PartitionFor([]byte(ep.key.key), meta.Partitions)
+	part := h.backend.PartitionFor(ep.partitionKey, meta.Partitions)
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if ep.epoch == meta.Epoch && ep.partition == part {

@@ -49,10 +49,17 @@ func (b *memBackend) createTopic(name, epoch string, partitions int) {
 
 // produce appends a record to the key's partition and returns its offset.
 func (b *memBackend) produce(topic, key, value string) (int32, int64) {
+	return b.produceEncoded(topic, key, key, value)
+}
+
+// produceEncoded appends a record whose key Kafka holds as encodedKey (the
+// partitioner hashes it) and that the hub is given as key: what
+// schemawire.Backend hands on for a key in the registry's wire format.
+func (b *memBackend) produceEncoded(topic, encodedKey, key, value string) (int32, int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.topics[topic]
-	p := b.PartitionFor([]byte(key), int32(len(t.parts)))
+	p := b.PartitionFor([]byte(encodedKey), int32(len(t.parts)))
 	off := t.start[p] + int64(len(t.parts[p]))
 	t.parts[p] = append(t.parts[p], Record{Partition: p, Offset: off, Key: []byte(key), Value: []byte(value), TS: time.Now().UnixMilli()})
 	b.cond.Broadcast()

@@ -45,6 +45,16 @@ type Served struct {
 	// topic's parameterised endpoint, if any, serves it, and ParamServed
 	// applies to it.
 	ByParam bool
+	// KeyEncoding names how the endpoint encodes the key in Kafka: "" for the
+	// key's own bytes, else its key schema (subject and version). A change
+	// may move the key to another partition and name it by other bytes, so it
+	// ends the key's subscriptions (clients subscribe again).
+	KeyEncoding string
+	// PartitionKey, given to Subscribe only, is the record key Kafka's
+	// partitioner hashes for the key: encoded with the key schema when there
+	// is one (the caller encodes it: that may ask the registry); nil means
+	// the key's own bytes.
+	PartitionKey []byte
 }
 
 // Hub is one node's routing table from Kafka records to subscriptions.
@@ -160,6 +170,10 @@ type endpointState struct {
 	epoch     string
 	partition int32
 	format    string
+	// keyEncoding and partitionKey are Served's, as the first subscriber
+	// found them.
+	keyEncoding  string
+	partitionKey []byte
 	// byParam is Served.ByParam: whether ParamServed applies to this endpoint.
 	byParam bool
 	subs    []*Subscription
@@ -501,15 +515,15 @@ func (ep *endpointState) cachedFrom(from int64) ([]*Frame, bool) {
 
 // KeyServed applies a catalog change to the subscriptions of one concrete
 // endpoint: p is now served as s says. They take the new format, or end (4004)
-// when no endpoint serves p any more or the one that does no longer allows
-// subscribing.
+// when no endpoint serves p any more, the one that does no longer allows
+// subscribing, or it encodes the key differently now.
 func (h *Hub) KeyServed(p protocol.Path, s Served) {
 	sh := h.shardFor(p.Topic, []byte(p.Key))
 	sh.mu.RLock()
 	ep := sh.endpoints[endpointKey{p.Topic, p.Key}]
 	sh.mu.RUnlock()
 	if ep != nil {
-		ep.serve(s, false)
+		h.serve(ep, s, false)
 	}
 }
 
@@ -530,7 +544,7 @@ func (h *Hub) ParamServed(topic string, s Served) {
 		sh.mu.RUnlock()
 	}
 	for _, ep := range affected {
-		ep.serve(s, true)
+		h.serve(ep, s, true)
 	}
 }
 
@@ -538,22 +552,39 @@ func (h *Hub) ParamServed(topic string, s Served) {
 // subscriptions if it cannot be subscribed to any more. A change of the
 // topic's parameterised endpoint (paramChange) matters only to an endpoint
 // that it serves.
-func (ep *endpointState) serve(s Served, paramChange bool) {
+func (h *Hub) serve(ep *endpointState, s Served, paramChange bool) {
 	ep.mu.Lock()
 	if paramChange && !ep.byParam {
 		ep.mu.Unlock()
 		return
 	}
 	ep.byParam = s.ByParam
-	if s.Subscribable {
+	if s.Subscribable && s.KeyEncoding == ep.keyEncoding {
 		ep.format = s.Format
 		ep.mu.Unlock()
 		return
 	}
 	subs := append([]*Subscription(nil), ep.subs...)
 	ep.mu.Unlock()
+	reason := "endpoint removed"
+	if s.Subscribable {
+		// Its partition and the bytes of its records' keys may differ now,
+		// and the partition key comes with a subscription: out of the routing
+		// table, so that the next subscriber gets a fresh endpoint.
+		reason = "the endpoint's key schema changed: subscribe again"
+		sh := h.shardFor(ep.key.topic, []byte(ep.key.key))
+		sh.mu.Lock()
+		dropped := sh.endpoints[ep.key] == ep
+		if dropped {
+			delete(sh.endpoints, ep.key)
+		}
+		sh.mu.Unlock()
+		if dropped {
+			h.releaseTopic(ep.topic)
+		}
+	}
 	for _, sub := range subs {
-		sub.end(protocol.CodeNotFound, "endpoint removed")
+		sub.end(protocol.CodeNotFound, reason)
 	}
 }
 

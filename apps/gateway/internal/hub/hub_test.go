@@ -255,6 +255,52 @@ func TestRemovedEndpointEndsSubscriptions(t *testing.T) {
 	}
 }
 
+// A key encoded with a key schema is found on the partition of its encoded
+// bytes (Served.PartitionKey); a change of the key schema ends the key's
+// subscriptions, and the next subscriber is placed by its own partition key.
+func TestEncodedKeysArePlacedByTheirPartitionKey(t *testing.T) {
+	b := newMemBackend()
+	b.createTopic("carts", "e", 8)
+	h := New(b, Config{Linger: time.Hour})
+	defer h.Close()
+	v1, v2 := []byte("v1:A"), []byte("v2:A")
+	if b.PartitionFor(v1, 8) == b.PartitionFor([]byte("A"), 8) || b.PartitionFor(v1, 8) == b.PartitionFor(v2, 8) {
+		t.Fatal("pick encodings that land on three partitions")
+	}
+	a := protocol.Path{Topic: "carts", Key: "A"}
+	served := Served{Subscribable: true, Format: "json", KeyEncoding: "carts-key@1", PartitionKey: v1}
+	r := &recorder{}
+	s, err := h.Subscribe(context.Background(), a, served, protocol.From{}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Partition != b.PartitionFor(v1, 8) {
+		t.Fatalf("partition %d, want the encoded key's %d", s.Partition, b.PartitionFor(v1, 8))
+	}
+	b.produceEncoded("carts", string(v1), "A", "2")
+	if got := r.waitFor(t, 1); got[0] != "2" {
+		t.Fatalf("got %v", got)
+	}
+
+	h.KeyServed(a, served) // unchanged
+	h.KeyServed(a, Served{Subscribable: true, Format: "json", KeyEncoding: "carts-key@2"})
+	if len(r.ended) != 1 || r.ended[0] != protocol.CodeNotFound {
+		t.Fatalf("a changed key schema: ended %v", r.ended)
+	}
+	r2 := &recorder{}
+	s2, err := h.Subscribe(context.Background(), a, Served{Subscribable: true, Format: "json", KeyEncoding: "carts-key@2", PartitionKey: v2}, protocol.From{}, r2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Partition != b.PartitionFor(v2, 8) {
+		t.Fatalf("after the change: partition %d, want %d", s2.Partition, b.PartitionFor(v2, 8))
+	}
+	b.produceEncoded("carts", string(v2), "A", "3")
+	if got := r2.waitFor(t, 1); got[0] != "3" {
+		t.Fatalf("after the change: got %v", got)
+	}
+}
+
 // A change of the topic's parameterised endpoint reaches the keys it serves,
 // not those with an exact endpoint of their own; a key whose exact endpoint
 // goes away is served by the parameterised one from then on.

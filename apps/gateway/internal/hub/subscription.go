@@ -91,9 +91,13 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, served Served, fro
 		h.confirmLayout(ctx, t, from)
 	}
 	key := []byte(p.Key)
+	partitionKey := served.PartitionKey
+	if partitionKey == nil {
+		partitionKey = key
+	}
 	s := &Subscription{hub: h, sink: sink, Path: p.String(), lastSeq: -1, prevPart: -1}
 	meta := t.meta.Load()
-	s.Epoch, s.Partition = meta.Epoch, h.backend.PartitionFor(key, meta.Partitions)
+	s.Epoch, s.Partition = meta.Epoch, h.backend.PartitionFor(partitionKey, meta.Partitions)
 	begin := startAt{next: -1}
 	if s.startNeedsKafka(from) {
 		// Before any lock: the start offset is read before registration, which
@@ -116,8 +120,9 @@ func (h *Hub) Subscribe(ctx context.Context, p protocol.Path, served Served, fro
 		// The topic's layout is read under shard.mu: a change published after
 		// this finds the endpoint in the shard and moves it (topicChanged).
 		meta := t.meta.Load()
-		part := h.backend.PartitionFor(key, meta.Partitions)
-		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, epoch: meta.Epoch, partition: part, format: served.Format, byParam: served.ByParam}
+		part := h.backend.PartitionFor(partitionKey, meta.Partitions)
+		ep = &endpointState{key: endpointKey{p.Topic, p.Key}, path: s.Path, topic: t, epoch: meta.Epoch, partition: part, format: served.Format, byParam: served.ByParam,
+			keyEncoding: served.KeyEncoding, partitionKey: partitionKey}
 		// Every record at or after the consumer's next offset will reach this
 		// endpoint: dispatch stores next before it looks endpoints up.
 		ep.coveredFrom = t.nextOf(part)

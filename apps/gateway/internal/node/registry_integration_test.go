@@ -85,7 +85,7 @@ func (r registryAt) register(subject, schemaType, text string) int {
 	return out.ID
 }
 
-func avroRecord(t *testing.T, schema string, id int, native map[string]any) []byte {
+func avroRecord(t *testing.T, schema string, id int, native any) []byte {
 	t.Helper()
 	codec, err := goavro.NewCodec(schema)
 	if err != nil {
@@ -334,3 +334,138 @@ func (c *client) nextOf(types ...string) map[string]any {
 		}
 	}
 }
+
+// Keys in the registry's wire format (an endpoint with key_schema): a record
+// whose key goavro wrote is found on the partition Kafka's partitioner put it
+// (franz-go's, murmur2 of the encoded bytes, as the Java client's), matched by
+// its decoded key, live and on a resume; a publish writes its key encoded the
+// same way, to the same partition. A key the key schema cannot encode, or
+// writes differently, is refused naming why.
+func TestRegistryEncodedKeys(t *testing.T) {
+	if os.Getenv("KAFKA_BROKERS") == "" {
+		t.Skip("KAFKA_BROKERS not set")
+	}
+	regURL := strings.TrimRight(os.Getenv("SCHEMA_REGISTRY_URL"), "/")
+	if regURL == "" {
+		t.Fatal("SCHEMA_REGISTRY_URL is not set: the test stack's registry is part of every run (./sluice test sets it)")
+	}
+	reg := registryAt{t: t, url: regURL}
+	f := newFixture(t, func(c *config.Config) { c.RegistryURL = regURL })
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
+	carts, counters, stock := "carts-"+suffix, "counters-"+suffix, "stock-"+suffix
+	adm := kadm.NewClient(f.kc)
+	for _, topic := range []string{carts, counters, stock} {
+		if _, err := adm.CreateTopic(context.Background(), 6, 1, nil, topic); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), carts, counters, stock) })
+
+	const keyString, keyLong = `"string"`, `"long"`
+	const keyRecord = `{"type":"record","name":"StockKey","namespace":"test.sluice","fields":[{"name":"shop","type":"string"},{"name":"sku","type":"int"}]}`
+	const cartV1 = `{"type":"record","name":"Cart","namespace":"test.sluice","fields":[{"name":"items","type":"int"}]}`
+	idCartKey := reg.register(carts+"-key", "AVRO", keyString)
+	idCart := reg.register(carts+"-value", "AVRO", cartV1)
+	idCounterKey := reg.register(counters+"-key", "AVRO", keyLong)
+	idStockKey := reg.register(stock+"-key", "AVRO", keyRecord)
+	endpoint := func(id, topic, format string, valueSchema any) {
+		f.putCatalog("endpoint/"+id, map[string]any{
+			"v": 1, "id": id, "path": "/" + topic + "/{id}", "topic": topic, "key": nil, "key_param": "id",
+			"operations": []string{"subscribe", "publish"}, "payload_format": format,
+			"value_schema": valueSchema,
+			"key_schema":   map[string]any{"subject": topic + "-key", "version": nil},
+			"api":          map[string]any{"id": "api-1", "name": "Carts", "version": "1.0.0"},
+		})
+	}
+	endpoint("ep-carts", carts, "avro", map[string]any{"subject": carts + "-value", "version": nil})
+	endpoint("ep-counters", counters, "json", nil)
+	endpoint("ep-stock", stock, "json", nil)
+
+	c, _ := f.authed(map[string][]string{"all": {"/" + carts + "/*", "/" + counters + "/*", "/" + stock + "/*"}})
+	subscribe := func(c *client, sid, path string, from string) map[string]any {
+		frame, _ := json.Marshal(map[string]any{"type": "subscribe", "id": sid, "endpoint": path})
+		if from != "" {
+			frame = append(frame[:len(frame)-1], `,"from":`+from+`}`...)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			c.send(string(frame))
+			m := c.nextOf("subscribed", "error")
+			if m["type"] == "subscribed" || m["code"] != float64(4004) || !strings.Contains(fmt.Sprint(m["message"]), "no endpoint") || time.Now().After(deadline) {
+				return m
+			}
+			time.Sleep(100 * time.Millisecond) // until the node has read the endpoint
+		}
+	}
+	// produce writes with franz-go's default partitioner and says where Kafka put it.
+	produce := func(topic string, key, value []byte) *kgo.Record {
+		r := &kgo.Record{Topic: topic, Key: key, Value: value}
+		if err := f.kc.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	cartKey := func(key string) []byte { return avroRecord(t, keyString, idCartKey, key) }
+	cart := func(items int) []byte { return avroRecord(t, cartV1, idCart, map[string]any{"items": items}) }
+
+	// Two keys on six partitions: each subscription gets its own key's records only.
+	seven := produce(carts, cartKey("cart-7"), cart(1))
+	produce(carts, cartKey("cart-8"), cart(2))
+	m := subscribe(c, "s1", "/"+carts+"/cart-7", `"earliest"`)
+	if m["type"] != "subscribed" || m["partition"] != float64(seven.Partition) {
+		t.Fatalf("subscribe to cart-7: %v, want partition %d (where Kafka put its records)", m, seven.Partition)
+	}
+	if m := c.next("message"); !strings.Contains(fmt.Sprint(m["data"]), "items:1") || m["seq"] != float64(seven.Offset) {
+		t.Fatalf("cart-7's record, read back for earliest: %v", m)
+	}
+	produce(carts, cartKey("cart-8"), cart(3))
+	produce(carts, cartKey("cart-7"), cart(4))
+	if m := c.next("message"); !strings.Contains(fmt.Sprint(m["data"]), "items:4") {
+		t.Fatalf("cart-7's live record: %v", m)
+	}
+
+	// A publish: the key encoded with the key schema, on cart-7's partition;
+	// goavro reads the key back.
+	c.send(`{"type":"publish","id":"p1","endpoint":"/` + carts + `/cart-7","data":{"items":5}}`)
+	ack := c.nextOf("published", "error")
+	if ack["type"] != "published" || ack["partition"] != float64(seven.Partition) {
+		t.Fatalf("publish to cart-7: %v, want partition %d", ack, seven.Partition)
+	}
+	back := f.readBackFrom(carts, seven.Partition, int64(ack["seq"].(float64)))
+	kid, kdata, ok := registry.SplitWire(back.Key)
+	keyCodec, _ := goavro.NewCodec(keyString)
+	if native, _, err := keyCodec.NativeFromBinary(kdata); !ok || kid != idCartKey || err != nil || native != "cart-7" {
+		t.Fatalf("the published record's key: wire %v, id %d (want %d), %v %v", ok, kid, idCartKey, native, err)
+	}
+	if m := c.next("message"); !strings.Contains(fmt.Sprint(m["data"]), "items:5") {
+		t.Fatalf("the published record, delivered: %v", m)
+	}
+
+	// A long key: /counters/42; 042 and abc are not keys of it.
+	fortyTwo := produce(counters, avroRecord(t, keyLong, idCounterKey, int64(42)), []byte(`{"n":1}`))
+	if m := subscribe(c, "s2", "/"+counters+"/42", `"earliest"`); m["type"] != "subscribed" || m["partition"] != float64(fortyTwo.Partition) {
+		t.Fatalf("subscribe to counter 42: %v, want partition %d", m, fortyTwo.Partition)
+	}
+	if m := c.next("message"); fmt.Sprint(m["data"]) != "map[n:1]" {
+		t.Fatalf("counter 42: %v", m)
+	}
+	for _, key := range []string{"042", "abc"} {
+		if m := subscribe(c, "s-"+key, "/"+counters+"/"+key, ""); m["code"] != float64(4004) || !strings.Contains(fmt.Sprint(m["message"]), "not a value of the key schema") {
+			t.Fatalf("subscribe to counter %s: %v", key, m)
+		}
+	}
+
+	// A record key: its compact JSON, in the schema's field order, is the key
+	// in the path; the members in another order are refused naming that form.
+	shopKey := avroRecord(t, keyRecord, idStockKey, map[string]any{"shop": "eu", "sku": 7})
+	st := produce(stock, shopKey, []byte(`{"units":12}`))
+	if m := subscribe(c, "s3", "/"+stock+`/{"shop":"eu","sku":7}`, `"earliest"`); m["type"] != "subscribed" || m["partition"] != float64(st.Partition) {
+		t.Fatalf("subscribe to a record key: %v, want partition %d", m, st.Partition)
+	}
+	if m := c.next("message"); fmt.Sprint(m["data"]) != "map[units:12]" {
+		t.Fatalf("the record-keyed message: %v", m)
+	}
+	if m := subscribe(c, "s4", "/"+stock+`/{"sku":7,"shop":"eu"}`, ""); m["code"] != float64(4004) || !strings.Contains(fmt.Sprint(m["message"]), `writes this key as {"shop":"eu","sku":7}`) {
+		t.Fatalf("a record key in another order: %v", m)
+	}
+}
+

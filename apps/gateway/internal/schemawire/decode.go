@@ -18,8 +18,10 @@
 package schemawire
 
 import (
+	"bytes"
 	"container/list"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -38,9 +40,10 @@ type Codec interface {
 // registry.
 type Compiler func(ctx context.Context, s *registry.Schema) (Codec, error)
 
-// Topics says which topics a registry-backed endpoint serves (the catalog).
+// Topics says whether endpoints read a topic's values or keys in the
+// registry's wire format (the catalog).
 type Topics interface {
-	RegistryBackedTopic(topic string) bool
+	TopicRegistryUse(topic string) (values, keys bool)
 }
 
 // Options configure a Decoder.
@@ -143,6 +146,7 @@ func (d *Decoder) codec(ctx context.Context, id int) (Codec, string) {
 		if final {
 			wait *= 30
 		}
+		d.forgetExpiredLocked()
 		d.retryAt[id] = failure{until: d.o.now().Add(wait), reason: reason}
 		return nil, reason
 	}
@@ -154,6 +158,59 @@ func (d *Decoder) codec(ctx context.Context, id int) (Codec, string) {
 		delete(d.codecs, oldest.Value.(codecEntry).id)
 	}
 	return codec, ""
+}
+
+// forgetExpiredLocked keeps the failures remembered bounded: plain bytes that
+// happen to start with a zero byte name random "schema ids", each remembered
+// once, so the expired ones go once there are more than the codec cache holds.
+func (d *Decoder) forgetExpiredLocked() {
+	if len(d.retryAt) < d.o.CodecCache {
+		return
+	}
+	now := d.o.now()
+	for id, f := range d.retryAt {
+		if !now.Before(f.until) {
+			delete(d.retryAt, id)
+		}
+	}
+}
+
+// DecodeKey returns the text a path names record key by when the key is in
+// the wire format (KeyText), or the key itself when it does not decode: such
+// a key is matched byte for byte, as a plain one.
+func (d *Decoder) DecodeKey(ctx context.Context, key []byte) []byte {
+	if len(key) <= registry.WireHeaderSize || key[0] != 0 {
+		return key
+	}
+	decoded, problem := d.Decode(ctx, key)
+	if problem != "" {
+		return key
+	}
+	text, ok := KeyText(decoded)
+	if !ok {
+		return key
+	}
+	return text
+}
+
+// KeyText is how the key in a path writes a record key decoded to keyJSON
+// (docs/payload-formats.md, "Keys"): a string is the string itself, any other
+// value its compact JSON (compacted: protobuf's JSON writer spaces its output
+// differently from one build to the next). ok is false for what a path cannot
+// hold (an empty string).
+func KeyText(keyJSON []byte) (text []byte, ok bool) {
+	if len(keyJSON) > 0 && keyJSON[0] == '"' {
+		var s string
+		if err := json.Unmarshal(keyJSON, &s); err != nil || s == "" {
+			return nil, false
+		}
+		return []byte(s), true
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, keyJSON); err != nil || b.Len() == 0 {
+		return nil, false
+	}
+	return b.Bytes(), true
 }
 
 // compile fetches and compiles schema id; final tells a failure that retrying
@@ -189,17 +246,18 @@ func NewBackend(inner hub.Backend, dec *Decoder, topics Topics) *Backend {
 	return &Backend{Backend: inner, dec: dec, topics: topics}
 }
 
-// Consume decodes each fetch's records before the hub gets them. Whether the
-// topic is registry-backed is asked once per fetch, not per record: a topic
-// without such endpoints costs one catalog lookup per fetch and nothing else.
+// Consume decodes each fetch's records before the hub gets them: values to
+// Decoded, keys in place (the hub matches keys to paths: a decoded key is
+// matched by its text, DecodeKey). What the topic's endpoints read in the
+// wire format is asked once per fetch, not per record: a topic without such
+// endpoints costs one catalog lookup per fetch and nothing else.
 func (b *Backend) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents) hub.Consumer {
 	ctx, cancel := context.WithCancel(context.Background())
 	deliver := ev.Deliver
 	ev.Deliver = func(recs []hub.Record) {
-		if b.topics.RegistryBackedTopic(topic) {
-			for i := range recs {
-				recs[i].Decoded, recs[i].Problem = b.dec.Decode(ctx, recs[i].Value)
-			}
+		values, keys := b.topics.TopicRegistryUse(topic)
+		for i := range recs {
+			b.decode(ctx, &recs[i], values, keys)
 		}
 		deliver(recs)
 	}
@@ -217,13 +275,23 @@ func (c *consumer) Stop() {
 	c.Consumer.Stop()
 }
 
+func (b *Backend) decode(ctx context.Context, r *hub.Record, values, keys bool) {
+	if values {
+		r.Decoded, r.Problem = b.dec.Decode(ctx, r.Value)
+	}
+	if keys {
+		r.Key = b.dec.DecodeKey(ctx, r.Key)
+	}
+}
+
 // Read decodes the records read back for a resume the same way.
 func (b *Backend) Read(ctx context.Context, topic, epoch string, partition int32, from, until int64, fn func(hub.Record) bool) error {
-	if !b.topics.RegistryBackedTopic(topic) {
+	values, keys := b.topics.TopicRegistryUse(topic)
+	if !values && !keys {
 		return b.Backend.Read(ctx, topic, epoch, partition, from, until, fn)
 	}
 	return b.Backend.Read(ctx, topic, epoch, partition, from, until, func(r hub.Record) bool {
-		r.Decoded, r.Problem = b.dec.Decode(ctx, r.Value)
+		b.decode(ctx, &r, values, keys)
 		return fn(r)
 	})
 }

@@ -158,14 +158,18 @@ type stopper struct{}
 func (stopper) Recheck(context.Context) error { return nil }
 func (stopper) Stop()                         {}
 
-type topicSet map[string]bool
+// topicSet says, per topic, whether its "values", "keys" or "both" are in the
+// wire format.
+type topicSet map[string]string
 
-func (s topicSet) RegistryBackedTopic(topic string) bool { return s[topic] }
+func (s topicSet) TopicRegistryUse(topic string) (values, keys bool) {
+	return s[topic] == "values" || s[topic] == "both", s[topic] == "keys" || s[topic] == "both"
+}
 
 func TestBackendDecodesTheRecordsOfRegistryTopicsOnly(t *testing.T) {
 	d, _, _ := newDecoder(t)
 	inner := &fakeBackend{recs: []hub.Record{{Offset: 1, Value: wire(1, "x")}, {Offset: 2, Value: []byte("plain")}}}
-	b := NewBackend(inner, d, topicSet{"orders": true})
+	b := NewBackend(inner, d, topicSet{"orders": "values"})
 	check := func(what string, got []hub.Record, decoded bool) {
 		t.Helper()
 		if len(got) != 2 {
@@ -195,5 +199,55 @@ func TestBackendDecodesTheRecordsOfRegistryTopicsOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(topic+" read", read, topic == "orders")
+	}
+}
+
+// Keys in the wire format are matched by their text (KeyText): the backend
+// puts it in place of the key; a key that does not decode stays as it is.
+func TestBackendDecodesTheKeysOfKeyedTopics(t *testing.T) {
+	d, _, _ := newDecoder(t)
+	recs := []hub.Record{
+		{Offset: 1, Key: wire(1, "c1"), Value: wire(2, "v")},
+		{Offset: 2, Key: []byte("plain"), Value: wire(2, "w")},
+		{Offset: 3, Key: wire(9, "c1"), Value: []byte("x")}, // unknown id
+		{Offset: 4, Key: []byte{0, 1}, Value: []byte("y")},  // too short to be in the wire format
+	}
+	for topic, want := range map[string][]string{
+		"carts":  {"a:C1", "plain", string(wire(9, "c1")), "\x00\x01"},
+		"orders": {"a:C1", "plain", string(wire(9, "c1")), "\x00\x01"},
+		"prices": {string(wire(1, "c1")), "plain", string(wire(9, "c1")), "\x00\x01"},
+	} {
+		b := NewBackend(&fakeBackend{recs: recs}, d, topicSet{"carts": "keys", "orders": "both"})
+		var live []hub.Record
+		b.Consume(topic, hub.TopicMeta{}, hub.ConsumeEvents{Deliver: func(rs []hub.Record) { live = rs }}).Stop()
+		var read []hub.Record
+		if err := b.Read(context.Background(), topic, "e", 0, 0, 10, func(r hub.Record) bool { read = append(read, r); return true }); err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range [][]hub.Record{live, read} {
+			for i, r := range got {
+				if string(r.Key) != want[i] {
+					t.Fatalf("%s record %d: key %q, want %q", topic, i, r.Key, want[i])
+				}
+				if decoded := r.Decoded != nil || r.Problem != ""; decoded != (topic == "orders") {
+					t.Fatalf("%s record %d: value decoded %v", topic, i, decoded)
+				}
+			}
+		}
+	}
+}
+
+func TestKeyText(t *testing.T) {
+	for in, want := range map[string]string{
+		`"c1"`:                    "c1",
+		`"a/b \u00e9"`:            "a/b é",
+		`42`:                      "42",
+		`{"shop": "eu", "id": 7}`: `{"shop":"eu","id":7}`,
+		`""`:                      "",
+	} {
+		got, ok := KeyText([]byte(in))
+		if string(got) != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", in, got, ok, want)
+		}
 	}
 }

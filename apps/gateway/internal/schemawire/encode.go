@@ -2,6 +2,7 @@ package schemawire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,9 +12,11 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
 )
 
-// Encoding is a codec able to encode JSON (the schema package's Codec).
+// Encoding is a codec able to encode JSON, and to decode what it encoded
+// (the schema package's Codec).
 type Encoding interface {
 	Encode(jsonText []byte) ([]byte, error)
+	Decode(data []byte) ([]byte, error)
 }
 
 // EncodingCompiler builds the Encoding of a schema; record, when set, is the
@@ -21,12 +24,13 @@ type Encoding interface {
 type EncodingCompiler func(ctx context.Context, s *registry.Schema, record string) (Encoding, error)
 
 // SubjectRecord is the record a subject of topic is named for by the
-// Confluent subject strategies: "" for TopicNameStrategy ("<topic>-value"),
+// Confluent subject strategies: "" for TopicNameStrategy ("<topic>-value",
+// "<topic>-key"),
 // the rest for TopicRecordNameStrategy ("<topic>-<record>"), the subject
 // itself for RecordNameStrategy ("<record>").
 func SubjectRecord(topic, subject string) string {
 	switch {
-	case subject == topic+"-value":
+	case subject == topic+"-value", subject == topic+"-key":
 		return ""
 	case strings.HasPrefix(subject, topic+"-"):
 		return subject[len(topic)+1:]
@@ -90,6 +94,38 @@ func (e *Encoder) Encode(ctx context.Context, topic, subject string, version int
 	data, err := enc.codec.Encode(jsonText)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return append(registry.AppendWire(make([]byte, 0, registry.WireHeaderSize+len(data)), enc.id), data...), nil
+}
+
+// EncodeKey returns the record key that the key in a path (pathKey) names on
+// an endpoint whose keys are encoded with subject at version (0: the latest):
+// pathKey as a JSON string when the schema takes one, else pathKey read as
+// JSON (docs/payload-formats.md, "Keys"). The error wraps ErrInvalid when the
+// schema cannot encode pathKey, or when it writes the key differently (a path
+// names each key one way: {"b":1,"a":2} is refused where the schema orders a
+// before b), naming the form it writes.
+func (e *Encoder) EncodeKey(ctx context.Context, topic, subject string, version int, pathKey string) ([]byte, error) {
+	enc, err := e.encoding(ctx, subjectVersion{subject: subject, version: version, record: SubjectRecord(topic, subject)})
+	if err != nil {
+		return nil, err
+	}
+	quoted, _ := json.Marshal(pathKey)
+	data, err := enc.codec.Encode(quoted)
+	if err != nil {
+		if !json.Valid([]byte(pathKey)) {
+			return nil, fmt.Errorf("%w: the key is not a value of the key schema (subject %s): %v", ErrInvalid, subject, err)
+		}
+		if data, err = enc.codec.Encode([]byte(pathKey)); err != nil {
+			return nil, fmt.Errorf("%w: the key is not a value of the key schema (subject %s): %v", ErrInvalid, subject, err)
+		}
+	}
+	decoded, err := enc.codec.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: subject %q (schema id %d) does not read back the key it wrote: %v", ErrRegistry, subject, enc.id, err)
+	}
+	if text, ok := KeyText(decoded); !ok || string(text) != pathKey {
+		return nil, fmt.Errorf("%w: the key schema (subject %s) writes this key as %s", ErrInvalid, subject, text)
 	}
 	return append(registry.AppendWire(make([]byte, 0, registry.WireHeaderSize+len(data)), enc.id), data...), nil
 }

@@ -14,6 +14,7 @@ import (
 func TestSubjectRecord(t *testing.T) {
 	for subject, want := range map[string]string{
 		"orders-value":          "",              // TopicNameStrategy
+		"orders-key":            "",              // TopicNameStrategy, keys
 		"orders-shop.v1.Order":  "shop.v1.Order", // TopicRecordNameStrategy
 		"shop.v1.Order":         "shop.v1.Order", // RecordNameStrategy
 		"orders-archive-value2": "archive-value2",
@@ -25,6 +26,8 @@ func TestSubjectRecord(t *testing.T) {
 }
 
 type recordCodec struct{ record string }
+
+func (c recordCodec) Decode(data []byte) ([]byte, error) { return data, nil }
 
 func (c recordCodec) Encode(j []byte) ([]byte, error) {
 	if string(j) == "bad" {
