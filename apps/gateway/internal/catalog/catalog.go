@@ -106,7 +106,13 @@ type Catalog struct {
 	revoked  map[string]int64            // jti → expires_at (0 when unreadable)
 
 	records, bad, ignored atomic.Uint64
+	// offsetLag is how many records of the topic are not applied yet (OffsetLag).
+	offsetLag atomic.Int64
 }
+
+// OffsetLag is how many records of the catalog topic this node has not
+// applied yet, as of its latest fetch: how far it is behind the portal.
+func (c *Catalog) OffsetLag() int64 { return c.offsetLag.Load() }
 
 // pendingEndpoint is an endpoint whose (topic, key) is taken by another one (the
 // first claim is kept). It is served as soon as the holder goes away or moves,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
@@ -98,7 +99,7 @@ func (c *Catalog) session(ctx context.Context, kc kafka.ClientOptions, topic str
 			"topic", topic)
 	}
 	bo.Reset()
-	prog := progress{targets: targets, next: map[int32]int64{}}
+	prog := progress{targets: targets, next: map[int32]int64{}, highWater: map[int32]int64{}}
 	seen := map[string]struct{}{} // record keys read before catching up; nil after
 	if prog.done() {
 		c.caughtUp(topic, seen)
@@ -146,6 +147,12 @@ func (c *Catalog) session(ctx context.Context, kc kafka.ClientOptions, topic str
 			}
 			c.Apply(key, r.Value)
 		}
+		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+			if p.Topic == topic && p.HighWatermark >= 0 {
+				prog.highWater[p.Partition] = p.HighWatermark
+			}
+		})
+		c.offsetLag.Store(prog.lag())
 		if seen != nil && prog.done() {
 			c.caughtUp(topic, seen)
 			seen = nil
@@ -221,6 +228,30 @@ func listTargets(ctx context.Context, adm *kadm.Client, topic string) (targets m
 type progress struct {
 	targets map[int32]int64 // partition → end offset to reach
 	next    map[int32]int64 // partition → offset after the last record read
+	// highWater is the partitions' end as the latest fetch reported it.
+	highWater map[int32]int64
+}
+
+// lag is how many records of the topic are not applied yet: to the targets
+// before catching up, to the high water marks fetches report after.
+func (p *progress) lag() int64 {
+	var n int64
+	for part, end := range p.targets {
+		if hw := p.highWater[part]; hw > end {
+			end = hw
+		}
+		if d := end - p.next[part]; d > 0 {
+			n += d
+		}
+	}
+	for part, hw := range p.highWater {
+		if _, ok := p.targets[part]; !ok {
+			if d := hw - p.next[part]; d > 0 {
+				n += d
+			}
+		}
+	}
+	return n
 }
 
 // rewound reports a record before the position: the log was reset (recreated

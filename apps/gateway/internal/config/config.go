@@ -27,6 +27,17 @@ type Config struct {
 	// CatalogTopic is the compacted topic the bridge writes the catalog to.
 	// Env SLUICE_CATALOG_TOPIC, flag -catalog-topic. Default __sluice_catalog.
 	CatalogTopic string
+	// UsageTopic is the topic every node writes its usage records to (the
+	// bridge sums them). Env SLUICE_USAGE_TOPIC, flag -usage-topic. Default
+	// __sluice_usage.
+	UsageTopic string
+	// UsageInterval is how often a usage record is written; 0 turns metering
+	// off. Env SLUICE_USAGE_INTERVAL, flag -usage-interval. Default 5s.
+	UsageInterval time.Duration
+	// NodeID names this node in its usage records. Env SLUICE_GATEWAY_NODE_ID,
+	// flag -node-id. Default: a random id made at start (a restarted node is a
+	// new node).
+	NodeID string
 	// ShutdownGrace is how long a graceful shutdown waits for open requests.
 	// Env SLUICE_SHUTDOWN_GRACE, flag -shutdown-grace. Default 10s.
 	ShutdownGrace time.Duration
@@ -177,6 +188,8 @@ func Defaults() Config {
 		Addr:             "127.0.0.1:8080",
 		KafkaBrokers:     []string{"127.0.0.1:9092"},
 		CatalogTopic:     "__sluice_catalog",
+		UsageTopic:       "__sluice_usage",
+		UsageInterval:    5 * time.Second,
 		ShutdownGrace:    10 * time.Second,
 		LogFormat:        "text",
 		TokenIssuer:      "sluice",
@@ -219,6 +232,9 @@ func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address host:port (env SLUICE_GATEWAY_ADDR)")
 	brokers := fs.String("kafka-brokers", strings.Join(cfg.KafkaBrokers, ","), "Kafka bootstrap brokers, comma-separated (env KAFKA_BROKERS)")
 	fs.StringVar(&cfg.CatalogTopic, "catalog-topic", cfg.CatalogTopic, "compacted catalog topic (env SLUICE_CATALOG_TOPIC)")
+	fs.StringVar(&cfg.UsageTopic, "usage-topic", cfg.UsageTopic, "topic usage records are written to (env SLUICE_USAGE_TOPIC)")
+	fs.DurationVar(&cfg.UsageInterval, "usage-interval", cfg.UsageInterval, "how often a usage record is written, 0 for no metering (env SLUICE_USAGE_INTERVAL)")
+	fs.StringVar(&cfg.NodeID, "node-id", cfg.NodeID, "this node's name in usage records; random when empty (env SLUICE_GATEWAY_NODE_ID)")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "graceful shutdown timeout (env SLUICE_SHUTDOWN_GRACE)")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "log format: text or json (env SLUICE_LOG_FORMAT)")
 	fs.StringVar(&cfg.TokenIssuer, "token-issuer", cfg.TokenIssuer, "required token iss (env SLUICE_TOKEN_ISSUER)")
@@ -263,7 +279,13 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("SLUICE_CATALOG_TOPIC"); v != "" {
 		c.CatalogTopic = v
 	}
-	for name, dst := range map[string]*time.Duration{"SLUICE_SHUTDOWN_GRACE": &c.ShutdownGrace, "SLUICE_TOPIC_CHECK_INTERVAL": &c.TopicCheckInterval, "SLUICE_TOPIC_GONE_AFTER": &c.TopicGoneAfter} {
+	if v := getenv("SLUICE_USAGE_TOPIC"); v != "" {
+		c.UsageTopic = v
+	}
+	if v := getenv("SLUICE_GATEWAY_NODE_ID"); v != "" {
+		c.NodeID = v
+	}
+	for name, dst := range map[string]*time.Duration{"SLUICE_SHUTDOWN_GRACE": &c.ShutdownGrace, "SLUICE_USAGE_INTERVAL": &c.UsageInterval, "SLUICE_TOPIC_CHECK_INTERVAL": &c.TopicCheckInterval, "SLUICE_TOPIC_GONE_AFTER": &c.TopicGoneAfter} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -318,10 +340,10 @@ func (c Config) Describe() string {
 }
 
 func (c Config) describeBase() string {
-	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nshutdown-grace=%s\nlog-format=%s\n"+
+	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nusage-topic=%s\nusage-interval=%s\nnode-id=%s\nshutdown-grace=%s\nlog-format=%s\n"+
 		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n"+
 		"topic-check-interval=%s\ntopic-gone-after=%s\n",
-		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.ShutdownGrace, c.LogFormat,
+		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.UsageTopic, c.UsageInterval, c.NodeID, c.ShutdownGrace, c.LogFormat,
 		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.DebugAddr,
 		c.TopicCheckInterval, c.TopicGoneAfter)
 }
@@ -352,6 +374,15 @@ func (c Config) Validate() error {
 	}
 	if c.CatalogTopic == "" {
 		errs = append(errs, errors.New("catalog-topic: must not be empty"))
+	}
+	if c.UsageTopic == "" {
+		errs = append(errs, errors.New("usage-topic: must not be empty"))
+	}
+	if c.UsageInterval != 0 && (c.UsageInterval < time.Second || c.UsageInterval > time.Minute) {
+		errs = append(errs, fmt.Errorf("usage-interval: %s is not 0 (off) or between 1s and 1m", c.UsageInterval))
+	}
+	if len(c.NodeID) > 64 || strings.ContainsFunc(c.NodeID, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		errs = append(errs, fmt.Errorf("node-id: %q must be at most 64 characters without spaces or control characters", c.NodeID))
 	}
 	if c.ShutdownGrace <= 0 {
 		errs = append(errs, errors.New("shutdown-grace: must be positive"))

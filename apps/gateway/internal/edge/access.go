@@ -174,7 +174,7 @@ func (s *Edge) inWireFormat(ctx context.Context, ep *catalog.Endpoint, value []b
 // queued: records of publish calls made one after another (a connection's
 // frames, in the order it sent them) are written in that order, as one Kafka
 // producer's are. done runs on the Kafka client's goroutine and must not block.
-func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, key, value []byte, done func(protocol.Published, *protocol.Error)) {
+func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, ep *catalog.Endpoint, key, value []byte, done func(protocol.Published, *protocol.Error)) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
 	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
 	if err != nil {
@@ -190,6 +190,7 @@ func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, key
 		}
 		s.opt.Metrics.MessagesIn.Inc()
 		s.opt.Metrics.BytesIn.Add(float64(len(value)))
+		s.endpointUsage(c.App, ep).Published(int64(len(value)))
 		done(protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil)
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
+	"github.com/sluicehq/sluice/apps/gateway/internal/usage"
 )
 
 // Verifier checks tokens (auth.Verifier).
@@ -60,6 +61,8 @@ type Options struct {
 	// Encoder encodes publishes to schema-registry endpoints; nil when the
 	// node has no registry (such publishes are then refused).
 	Encoder *schemawire.Encoder
+	// Meter counts each app's usage (usage.go); nil turns metering off.
+	Meter *usage.Meter
 }
 
 // Edge is the client-facing side of one node.
@@ -91,6 +94,8 @@ type session interface {
 	claims() *auth.Claims
 	// terminate sends a closing notice and ends the session; it must not block.
 	terminate(code protocol.Code, reason string)
+	// subscribedPaths are the canonical paths of its live subscriptions.
+	subscribedPaths() []string
 }
 
 // New builds the edge; call Routes to serve it.

@@ -46,7 +46,7 @@ func (s *Edge) servePublish(w http.ResponseWriter, r *http.Request) {
 	}
 	var ack protocol.Published
 	acked := make(chan struct{})
-	s.publish(r.Context(), claims, p, key, body, func(a protocol.Published, e *protocol.Error) {
+	s.publish(r.Context(), claims, p, ep, key, body, func(a protocol.Published, e *protocol.Error) {
 		ack, perr = a, e
 		close(acked)
 	})

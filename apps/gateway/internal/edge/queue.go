@@ -64,6 +64,10 @@ type outQueue struct {
 	finished bool
 	spare    []item
 
+	// meter counts the message frames written for usage reports (nil: not
+	// metered, or not authenticated yet); set once the session's app is known.
+	meter atomic.Pointer[deliveryMeter]
+
 	// lastWrite (unix ns) is when items other than keepalives were last
 	// written (written); a WebSocket's ping loop skips connections with
 	// traffic since its previous round.

@@ -19,6 +19,7 @@ import (
 type sseStream struct {
 	srv  *Edge
 	tok  *auth.Claims
+	path string // of its one subscription
 	out  outQueue
 	wake chan struct{}
 
@@ -44,7 +45,8 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	st := &sseStream{srv: s, tok: claims, out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	st := &sseStream{srv: s, tok: claims, path: p.String(), out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
+	s.meterSession(&st.out, claims.App)
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	served, perr := s.servedFor(ctx, ep, p)
 	if perr != nil {
@@ -229,6 +231,8 @@ func sseEvent(name string, frame any) []byte {
 	b := append([]byte("event: "+name+"\ndata: "), protocol.Encode(frame)...)
 	return append(b, "\n\n"...)
 }
+
+func (st *sseStream) subscribedPaths() []string { return []string{st.path} }
 
 func (st *sseStream) claims() *auth.Claims { return st.tok }
 

@@ -55,6 +55,19 @@ type wsConn struct {
 	done      chan struct{}
 }
 
+func (c *wsConn) subscribedPaths() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.subs.all()
+	paths := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.sub != nil {
+			paths = append(paths, e.path)
+		}
+	}
+	return paths
+}
+
 func (c *wsConn) claims() *auth.Claims {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -163,6 +163,9 @@ func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims)
 	}
 	c.mu.Unlock()
 	c.srv.track(c, old)
+	if old == nil {
+		c.srv.meterSession(&c.out, claims.App)
+	}
 	c.send(protocol.Encode(protocol.Authenticated{Type: "authenticated", ID: id, App: claims.App, ExpiresAt: claims.ExpiresAt}))
 	for _, s := range revoked {
 		s.Close()
@@ -264,7 +267,7 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	// Queued here, in the order the client sent its frames; acknowledged
 	// when Kafka has it.
 	id := f.ID
-	c.srv.publish(c.srv.ctx, claims, f.Endpoint, key, value, func(ack protocol.Published, err *protocol.Error) {
+	c.srv.publish(c.srv.ctx, claims, f.Endpoint, ep, key, value, func(ack protocol.Published, err *protocol.Error) {
 		<-slots
 		if err != nil {
 			c.sendError(id, err)

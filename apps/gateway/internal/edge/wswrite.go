@@ -28,6 +28,9 @@ func (c *wsConn) send(json []byte) { c.push(item{raw: wsframe.Append(nil, wsfram
 
 func (c *wsConn) sendError(id string, err *protocol.Error) {
 	c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(err.Code)).Inc()
+	if d := c.out.meter.Load(); d != nil {
+		d.app.Error()
+	}
 	c.send(protocol.Encode(protocol.ErrorFrame{Type: "error", ID: id, Code: err.Code, Message: err.Message}))
 }
 

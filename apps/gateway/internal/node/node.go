@@ -4,6 +4,8 @@ package node
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/schema"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 	"github.com/sluicehq/sluice/apps/gateway/internal/server"
+	"github.com/sluicehq/sluice/apps/gateway/internal/usage"
 )
 
 // Node is a running gateway node's parts, exposed for tests.
@@ -29,6 +32,8 @@ type Node struct {
 	Edge    *edge.Edge
 	Server  *server.Server
 	Metrics *metrics.Metrics
+	// NodeID names the node in its usage records.
+	NodeID string
 }
 
 // Run starts a node and blocks until ctx is cancelled and the node has shut down.
@@ -78,6 +83,17 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 			return schema.CompileMessage(ctx, s, resolve, record)
 		})
 	}
+	// Usage metering: counted by the edge, reported by usage.Reporter.
+	var meter *usage.Meter
+	if cfg.UsageInterval > 0 {
+		meter = usage.NewMeter()
+	}
+	nodeID := cfg.NodeID
+	if nodeID == "" {
+		b := make([]byte, 4)
+		_, _ = rand.Read(b)
+		nodeID = "gw-" + hex.EncodeToString(b)
+	}
 	h := hub.New(backend, hub.Config{
 		CacheSize: cfg.CacheSize,
 		Logger:    log.With("component", "hub"),
@@ -89,6 +105,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		SlowPolicy:       edge.SlowPolicy(cfg.SlowPolicy),
 		MaxSubscriptions: cfg.MaxSubscriptions,
 		Encoder:          encoder,
+		Meter:            meter,
 	})
 	// Catalog changes reach live clients: endpoint changes the hub's
 	// subscriptions, revocations the edge's sessions. Set before the catalog
@@ -103,7 +120,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	m.AddCounterFunc("sluice_gateway_catchup_passes_total", "Passes over a partition that served those reads (each serves every catch-up of the partition waiting at the time).", func() float64 { return float64(stats.CatchUpPasses.Load()) })
 
 	srv := server.New(cfg, log, server.Deps{Edge: e, Metrics: m, Ready: cat.Ready()})
-	n := &Node{Catalog: cat, Hub: h, Edge: e, Server: srv, Metrics: m}
+	n := &Node{Catalog: cat, Hub: h, Edge: e, Server: srv, Metrics: m, NodeID: nodeID}
 	start := func(ctx context.Context) error {
 		defer cluster.Close()
 		defer h.Close()
@@ -120,7 +137,26 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 			<-cat.Ready()
 			log.Info("catalog loaded", "endpoints", cat.Stats().Endpoints, "keys", cat.Stats().Keys, "apps", cat.Stats().Apps)
 		}()
+		stopReporting := func() {}
+		if meter != nil {
+			reporter := usage.NewReporter(usage.Options{
+				Node: nodeID, Version: server.Version, Interval: cfg.UsageInterval, Meter: meter,
+				Gauges: e.UsageGauges, CatalogOffsetLag: cat.OffsetLag,
+				Write: func(ctx context.Context, key, value []byte) error {
+					return produceSync(ctx, cluster, cfg.UsageTopic, key, value)
+				},
+				Logger: log.With("component", "usage"),
+			})
+			usageCtx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); reporter.Run(usageCtx) }()
+			// After the server: its final record counts what the last
+			// sessions were sent.
+			stopReporting = func() { cancel(); <-done }
+			log.Info("usage metering on", "node", nodeID, "topic", cfg.UsageTopic, "interval", cfg.UsageInterval)
+		}
 		err := srv.Run(ctx)
+		stopReporting()
 		stopCatalog()
 		wg.Wait()
 		return err
@@ -162,4 +198,16 @@ func (l endpointsToHub) served(e *catalog.Endpoint) {
 // samePaths reports whether a and b claim the same paths.
 func samePaths(a, b *catalog.Endpoint) bool {
 	return a.Topic == b.Topic && a.Key == b.Key && (a.KeyParam == "") == (b.KeyParam == "")
+}
+
+// produceSync writes one record and waits for Kafka's acknowledgement.
+func produceSync(ctx context.Context, cluster *kafka.Cluster, topic string, key, value []byte) error {
+	done := make(chan error, 1)
+	cluster.Produce(ctx, topic, key, value, nil, func(_ int32, _ int64, err error) { done <- err })
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -36,6 +36,7 @@ type fixture struct {
 	kc       *kgo.Client
 	catalog  string
 	topic    string
+	usage    string // the node's usage topic
 	key      *ecdsa.PrivateKey
 	kid      string
 	app      string
@@ -52,7 +53,7 @@ func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 		t.Skip("KAFKA_BROKERS not set")
 	}
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
-	f := &fixture{t: t, brokers: strings.Split(raw, ","), catalog: "__sluice_catalog_test_" + suffix, topic: "prices-" + suffix, kid: "k1", app: "app-1"}
+	f := &fixture{t: t, brokers: strings.Split(raw, ","), catalog: "__sluice_catalog_test_" + suffix, topic: "prices-" + suffix, usage: "__sluice_usage_test_" + suffix, kid: "k1", app: "app-1"}
 	kc, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...))
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +65,12 @@ func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"cleanup.policy": ptr("compact")}, f.catalog); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := adm.CreateTopic(ctx, 3, 1, nil, f.topic); err != nil {
-		t.Fatal(err)
+	for _, topic := range []string{f.topic, f.usage} {
+		if _, err := adm.CreateTopic(ctx, 3, 1, nil, topic); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), f.catalog, f.topic) })
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), f.catalog, f.topic, f.usage) })
 
 	f.key, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	// The uncompressed point: 0x04, then X and Y, 32 bytes each.
@@ -92,6 +95,9 @@ func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 	cfg.Addr = "127.0.0.1:0"
 	cfg.KafkaBrokers = f.brokers
 	cfg.CatalogTopic = f.catalog
+	// Every node test meters (its own usage topic, a record a second): the
+	// counting runs under the race detector wherever clients are served.
+	cfg.UsageTopic, cfg.UsageInterval = f.usage, time.Second
 	cfg.ShutdownGrace = 5 * time.Second
 	for _, fn := range tune {
 		fn(&cfg)

@@ -468,4 +468,3 @@ func TestRegistryEncodedKeys(t *testing.T) {
 		t.Fatalf("a record key in another order: %v", m)
 	}
 }
-

@@ -1,0 +1,127 @@
+package edge
+
+import (
+	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
+	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/usage"
+)
+
+// This file is the edge's part of usage metering (package usage): the
+// messages each session's writer wrote, its publishes and errors, counted per
+// app and catalog endpoint, and the live counts read when a report is made.
+
+// deliveryMeter attributes the message frames a session's writer wrote to the
+// endpoints they came from. Only the holder of the queue's writer role uses
+// it (outQueue.written), so its map needs no lock; each concrete path is
+// resolved to its catalog endpoint once per session.
+type deliveryMeter struct {
+	app     *usage.App
+	catalog Resolver
+	byPath  map[string]*usage.Endpoint
+}
+
+// maxMeteredPaths bounds a long-lived session's map of the paths it was sent
+// messages of: past it the map starts again (and resolves again).
+const maxMeteredPaths = 4096
+
+func newDeliveryMeter(app *usage.App, cat Resolver) *deliveryMeter {
+	return &deliveryMeter{app: app, catalog: cat, byPath: map[string]*usage.Endpoint{}}
+}
+
+// count adds the batch's message frames to their endpoints' counters: one
+// pair of atomic additions per run of one endpoint's messages, not per message.
+func (d *deliveryMeter) count(batch []item) {
+	var cur *usage.Endpoint
+	var curPath string
+	var n, bytes int64
+	for i := range batch {
+		f := batch[i].frame
+		if f == nil {
+			continue
+		}
+		if n == 0 || f.Endpoint != curPath {
+			if n > 0 {
+				cur.Delivered(n, bytes)
+			}
+			cur, curPath, n, bytes = d.endpoint(f.Endpoint), f.Endpoint, 0, 0
+		}
+		n++
+		bytes += int64(len(f.JSON()))
+	}
+	if n > 0 {
+		cur.Delivered(n, bytes)
+	}
+}
+
+func (d *deliveryMeter) endpoint(path string) *usage.Endpoint {
+	if e, ok := d.byPath[path]; ok {
+		return e
+	}
+	if len(d.byPath) >= maxMeteredPaths {
+		clear(d.byPath)
+	}
+	e := d.app.Endpoint(endpointOf(d.catalog, path))
+	d.byPath[path] = e
+	return e
+}
+
+// endpointOf names the catalog endpoint that serves a concrete path, as a
+// usage record does: its id and path pattern ("" and the path itself when
+// the catalog no longer serves it).
+func endpointOf(cat Resolver, path string) (id, pattern string) {
+	if p, err := protocol.ParsePath(path); err == nil {
+		if ep := cat.Resolve(p); ep != nil {
+			return ep.ID, ep.Path
+		}
+	}
+	return "", path
+}
+
+// meterSession starts counting what the session of app is sent.
+func (s *Edge) meterSession(q *outQueue, app string) {
+	if s.opt.Meter != nil {
+		q.meter.Store(newDeliveryMeter(s.opt.Meter.App(app), s.opt.Catalog))
+	}
+}
+
+// endpointUsage is app's counters on ep (nil when metering is off).
+func (s *Edge) endpointUsage(app string, ep *catalog.Endpoint) *usage.Endpoint {
+	return s.opt.Meter.App(app).Endpoint(ep.ID, ep.Path)
+}
+
+// UsageGauges returns the node's live counts for a usage report: the
+// authenticated sessions per app and their subscriptions per endpoint.
+func (s *Edge) UsageGauges() usage.Gauges {
+	type appSession struct {
+		app  string
+		sess session
+	}
+	s.mu.Lock()
+	all := make([]appSession, 0, len(s.sessions))
+	for app, sessions := range s.byApp {
+		for sess := range sessions {
+			all = append(all, appSession{app, sess})
+		}
+	}
+	s.mu.Unlock()
+	g := usage.Gauges{Connections: len(all), Apps: map[string]usage.AppGauges{}}
+	resolved := map[string]usage.EndpointRef{}
+	for _, as := range all {
+		ag := g.Apps[as.app]
+		if ag.Subscriptions == nil {
+			ag.Subscriptions = map[usage.EndpointRef]int{}
+		}
+		ag.Connections++
+		for _, path := range as.sess.subscribedPaths() {
+			ref, ok := resolved[path]
+			if !ok {
+				id, pattern := endpointOf(s.opt.Catalog, path)
+				ref = usage.EndpointRef{ID: id, Path: pattern}
+				resolved[path] = ref
+			}
+			ag.Subscriptions[ref]++
+		}
+		g.Apps[as.app] = ag
+	}
+	return g
+}
