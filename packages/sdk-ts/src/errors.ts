@@ -17,6 +17,12 @@ export const Codes = {
   InvalidPayload: 4022,
   TooManySubscriptions: 4029,
   AlreadySubscribed: 4090,
+  /** The app's plan: its concurrent connections (an error answering auth, then the close code). */
+  ConnectionLimit: 4291,
+  /** The app's plan: subscriptions per connection on these endpoints. */
+  SubscriptionLimit: 4292,
+  /** The app's plan: publishes per second on these endpoints (retry a little later). */
+  PublishRate: 4293,
   Internal: 5000,
   Unavailable: 5003,
   /** Kafka's ACLs deny the gateway itself the endpoint's topic: an operator must grant it (not retried). */
@@ -83,6 +89,11 @@ export class ProtocolError extends SluiceError {
   override name = "ProtocolError";
 }
 
+/** 4291, 4292 and 4293: the app's plan refuses it (connections, subscriptions per connection, publish rate); later, or a larger plan, may allow it. */
+export class QuotaError extends SluiceError {
+  override name = "QuotaError";
+}
+
 /** 5000 and 5003: the gateway or Kafka failed; retrying later may work. */
 export class ServerError extends SluiceError {
   override name = "ServerError";
@@ -119,6 +130,10 @@ export function errorFromCode(code: number, message: string, options: SluiceErro
       return new RevokedError(code, message, options);
     case Codes.InvalidPayload:
       return new ValidationError(code, message, options);
+    case Codes.ConnectionLimit:
+    case Codes.SubscriptionLimit:
+    case Codes.PublishRate:
+      return new QuotaError(code, message, options);
     case Codes.Internal:
     case Codes.Unavailable:
     case Codes.ServiceRestart:

@@ -27,6 +27,7 @@ export {
   NotFoundError,
   PermissionError,
   ProtocolError,
+  QuotaError,
   RevokedError,
   ServerError,
   SluiceError,

@@ -36,7 +36,7 @@ export interface Gap {
   /** Messages with fromSeq <= seq < toSeq will not arrive. */
   fromSeq: number;
   toSeq: number;
-  /** "retention", "epoch" (the topic was recreated), "slow_consumer", or a reason a newer gateway adds. */
+  /** "retention", "epoch" (the topic was recreated), "slow_consumer", "quota" (the app's plan's delivery rate), or a reason a newer gateway adds. */
   reason: string;
 }
 

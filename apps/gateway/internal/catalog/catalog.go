@@ -102,7 +102,7 @@ type Catalog struct {
 	registry map[string]RegistryUse
 	pending  map[string]*pendingEndpoint // by id: valid endpoints held back by a conflict
 	keys     map[string]verificationKey  // by kid
-	apps     map[string]int64            // app id → tokens_not_before
+	apps     map[string]app              // by app id
 	revoked  map[string]int64            // jti → expires_at (0 when unreadable)
 
 	records, bad, ignored atomic.Uint64
@@ -145,7 +145,7 @@ func New(opts Options) *Catalog {
 		registry:    map[string]RegistryUse{},
 		pending:     map[string]*pendingEndpoint{},
 		keys:        map[string]verificationKey{},
-		apps:        map[string]int64{},
+		apps:        map[string]app{},
 		revoked:     map[string]int64{},
 	}
 }
@@ -220,9 +220,17 @@ func (c *Catalog) JTIRevoked(jti string) bool {
 // tokens must be rejected.
 func (c *Catalog) AppTokensNotBefore(appID string) (notBefore int64, known bool) {
 	c.mu.RLock()
-	notBefore, known = c.apps[appID]
+	a, known := c.apps[appID]
 	c.mu.RUnlock()
-	return notBefore, known
+	return a.tokensNotBefore, known
+}
+
+// AppLimits returns the app's plans (nil: no limits). The slice is shared:
+// read only.
+func (c *Catalog) AppLimits(appID string) []Limit {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.apps[appID].limits
 }
 
 // Stats is a snapshot of the catalog for metrics and logs.
@@ -491,14 +499,15 @@ func (c *Catalog) applyKey(key, kid string, value []byte) {
 // now are revoked. Its real tokens_not_before cannot be later than the moment
 // the record was written, so this revokes at least what the record did.
 func (c *Catalog) applyApp(key, id string, value []byte) []event {
-	var nbf int64
+	var a app
 	var err error
 	if value != nil {
-		nbf, err = parseApp(id, value)
+		a, err = parseApp(id, value)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	prev, known := c.apps[id]
+	prevApp, known := c.apps[id]
+	prev := prevApp.tokensNotBefore
 	if value == nil {
 		if !known {
 			return nil
@@ -512,13 +521,14 @@ func (c *Catalog) applyApp(key, id string, value []byte) []event {
 			c.log.Warn("catalog: bad app record; the app stays unknown and its tokens are rejected", "key", truncate(key), "err", err)
 			return nil
 		}
-		nbf = max(prev, c.now().Unix())
+		// Its limits stay as they were: a damaged record must not lift them.
+		a = app{tokensNotBefore: max(prev, c.now().Unix()), limits: prevApp.limits}
 		c.log.Warn("catalog: bad app record; failing closed by revoking the app's tokens issued before now",
-			"key", truncate(key), "err", err, "tokens_not_before", nbf)
+			"key", truncate(key), "err", err, "tokens_not_before", a.tokensNotBefore)
 	}
-	c.apps[id] = nbf
-	if known && nbf > prev {
-		return []event{{app: id, nbf: nbf}}
+	c.apps[id] = a
+	if known && a.tokensNotBefore > prev {
+		return []event{{app: id, nbf: a.tokensNotBefore}}
 	}
 	return nil
 }

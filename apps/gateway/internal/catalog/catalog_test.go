@@ -707,3 +707,46 @@ func TestTopicRegistryUse(t *testing.T) {
 	c.Apply("endpoint/k", endpointRecord("k", "carts", "7", "")) // plain keys again
 	check("plain keys again", "carts", false, false)
 }
+
+// An app record's limits: its plans, each a limit per dimension (null: none);
+// a damaged record keeps the limits it had (failing closed on them too).
+func TestAppLimits(t *testing.T) {
+	c, _, _ := newTestCatalog(t)
+	record := func(limits any) []byte {
+		b, _ := json.Marshal(map[string]any{"v": 1, "id": "a1", "name": "x", "tokens_not_before": nil, "limits": limits})
+		return b
+	}
+	c.Apply("app/a1", record([]map[string]any{
+		{"plan": "p1", "name": "free", "patterns": []string{"/prices/*"}, "connections": 2, "subscriptions_per_connection": 5,
+			"publish_per_second": 10, "delivered_per_second": 100, "delivered_bytes_per_second": nil},
+	}))
+	want := []Limit{{Plan: "p1", Name: "free", Patterns: []string{"/prices/*"}, Connections: 2, SubscriptionsPerConn: 5, PublishPerSecond: 10, DeliveredPerSecond: 100}}
+	if got := c.AppLimits("a1"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("limits %+v", got)
+	}
+	for _, tc := range []struct {
+		limits any
+		want   string
+	}{
+		{[]map[string]any{{"patterns": []string{"/x/*"}}}, "limits[0].plan: must be"},
+		{[]map[string]any{{"plan": "p", "patterns": []string{}}}, "limits[0].patterns: must hold"},
+		{[]map[string]any{{"plan": "p", "patterns": []string{"x"}}}, `limits[0].patterns[0]: "x" is not`},
+		{[]map[string]any{{"plan": "p", "patterns": []string{"/x"}, "connections": 0}}, "limits[0].connections: 0 is not a positive limit"},
+		{[]map[string]any{{"plan": "p", "patterns": []string{"/x"}, "publish_per_second": -1}}, "limits[0].publish_per_second: -1"},
+		{"lots", "limits"},
+	} {
+		_, err := parseApp("a1", record(tc.limits))
+		if err == nil {
+			t.Fatalf("accepted %v", tc.limits)
+		}
+		mustContain(t, err.Error(), tc.want)
+	}
+	c.Apply("app/a1", record([]map[string]any{{"plan": "p", "patterns": []string{"x"}}}))
+	if got := c.AppLimits("a1"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("a damaged record changed the limits: %+v", got)
+	}
+	c.Apply("app/a1", record(nil))
+	if got := c.AppLimits("a1"); got != nil {
+		t.Fatalf("no limits: %+v", got)
+	}
+}

@@ -146,33 +146,116 @@ type appValue struct {
 	ID              *string         `json:"id"`
 	Name            *string         `json:"name"`
 	TokensNotBefore json.RawMessage `json:"tokens_not_before"`
+	Limits          []limitValue    `json:"limits"`
 }
 
-// parseApp reads an app record and returns its tokens_not_before (null → 0).
-func parseApp(id string, value []byte) (int64, error) {
+type limitValue struct {
+	Plan                    *string  `json:"plan"`
+	Name                    string   `json:"name"`
+	Patterns                []string `json:"patterns"`
+	Connections             *int64   `json:"connections"`
+	SubscriptionsPerConn    *int64   `json:"subscriptions_per_connection"`
+	PublishPerSecond        *int64   `json:"publish_per_second"`
+	DeliveredPerSecond      *int64   `json:"delivered_per_second"`
+	DeliveredBytesPerSecond *int64   `json:"delivered_bytes_per_second"`
+}
+
+// app is what the catalog keeps of an app record.
+type app struct {
+	tokensNotBefore int64
+	limits          []Limit
+}
+
+// Limit is one plan of an app (CATALOG.md, app records): the limits that
+// govern what the app does on the endpoints its patterns match. A zero limit
+// is no limit.
+type Limit struct {
+	Plan, Name string
+	// Patterns are endpoint paths or prefixes ending in "/*", as in token
+	// permissions.
+	Patterns                []string
+	Connections             int64
+	SubscriptionsPerConn    int64
+	PublishPerSecond        int64
+	DeliveredPerSecond      int64
+	DeliveredBytesPerSecond int64
+}
+
+// maxLimits bounds an app's plans; maxLimitPatterns the patterns of one.
+const maxLimits, maxLimitPatterns = 64, 1024
+
+// parseApp reads an app record: its tokens_not_before (null → 0) and limits.
+func parseApp(id string, value []byte) (app, error) {
 	var v appValue
 	if err := decodeValue(value, &v); err != nil {
-		return 0, err
+		return app{}, err
 	}
 	if err := checkVersion(v.V); err != nil {
-		return 0, err
+		return app{}, err
 	}
 	if err := checkID("id", v.ID, id); err != nil {
-		return 0, err
+		return app{}, err
+	}
+	limits, err := parseLimits(v.Limits)
+	if err != nil {
+		return app{}, err
 	}
 	raw := strings.TrimSpace(string(v.TokensNotBefore))
 	if raw == "" || raw == "null" {
-		return 0, nil
+		return app{limits: limits}, nil
 	}
 	var n json.Number
 	if err := json.Unmarshal([]byte(raw), &n); err != nil {
-		return 0, errors.New("tokens_not_before: must be a number of seconds or null")
+		return app{}, errors.New("tokens_not_before: must be a number of seconds or null")
 	}
 	nbf, err := n.Int64()
 	if err != nil || nbf < 0 {
-		return 0, fmt.Errorf("tokens_not_before: %s is not a non-negative whole number of seconds", truncate(raw))
+		return app{}, fmt.Errorf("tokens_not_before: %s is not a non-negative whole number of seconds", truncate(raw))
 	}
-	return nbf, nil
+	return app{tokensNotBefore: nbf, limits: limits}, nil
+}
+
+func parseLimits(vs []limitValue) ([]Limit, error) {
+	if len(vs) > maxLimits {
+		return nil, fmt.Errorf("limits: %d plans, at most %d", len(vs), maxLimits)
+	}
+	var out []Limit
+	for i, v := range vs {
+		at := fmt.Sprintf("limits[%d]", i)
+		if v.Plan == nil || *v.Plan == "" || len(*v.Plan) > 64 {
+			return nil, fmt.Errorf("%s.plan: must be a string of 1 to 64 bytes", at)
+		}
+		if len(v.Patterns) == 0 || len(v.Patterns) > maxLimitPatterns {
+			return nil, fmt.Errorf("%s.patterns: must hold 1 to %d endpoint paths or prefixes", at, maxLimitPatterns)
+		}
+		for j, p := range v.Patterns {
+			if !strings.HasPrefix(p, "/") || len(p) > 1024 {
+				return nil, fmt.Errorf("%s.patterns[%d]: %q is not an endpoint path or a prefix ending in /*", at, j, truncate(p))
+			}
+		}
+		l := Limit{Plan: *v.Plan, Name: truncate(v.Name), Patterns: v.Patterns}
+		for _, f := range []struct {
+			name string
+			v    *int64
+			dst  *int64
+		}{
+			{"connections", v.Connections, &l.Connections},
+			{"subscriptions_per_connection", v.SubscriptionsPerConn, &l.SubscriptionsPerConn},
+			{"publish_per_second", v.PublishPerSecond, &l.PublishPerSecond},
+			{"delivered_per_second", v.DeliveredPerSecond, &l.DeliveredPerSecond},
+			{"delivered_bytes_per_second", v.DeliveredBytesPerSecond, &l.DeliveredBytesPerSecond},
+		} {
+			if f.v == nil {
+				continue
+			}
+			if *f.v < 1 || *f.v > 1<<40 {
+				return nil, fmt.Errorf("%s.%s: %d is not a positive limit (null for none)", at, f.name, *f.v)
+			}
+			*f.dst = *f.v
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // revokedValue is the JSON of a revocation record. Only expires_at is kept: the

@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/quota"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 	"github.com/sluicehq/sluice/apps/gateway/internal/usage"
 )
@@ -63,6 +64,8 @@ type Options struct {
 	Encoder *schemawire.Encoder
 	// Meter counts each app's usage (usage.go); nil turns metering off.
 	Meter *usage.Meter
+	// Quota applies the apps' plans (quota.go); nil applies none.
+	Quota *quota.Enforcer
 }
 
 // Edge is the client-facing side of one node.
@@ -202,6 +205,8 @@ func (s *Edge) untrack(sess session) {
 	if c := sess.claims(); c != nil {
 		s.removeFromToken(c.JTI, sess)
 		removeFrom(s.byApp, c.App, sess)
+		// Every session with claims was admitted (admit) before it was tracked.
+		s.opt.Quota.Close(c.App)
 	}
 }
 

@@ -17,6 +17,9 @@ func writeProblem(w http.ResponseWriter, err *protocol.Error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sluice"`)
 	}
+	if err.Code == protocol.CodePublishRate || err.Code == protocol.CodeConnectionLimit {
+		w.Header().Set("Retry-After", "1") // a rate refills within a second; a connection may close
+	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"type":   "about:blank",

@@ -40,6 +40,9 @@ func (s *Edge) servePublish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, perr := s.recordKey(r.Context(), ep, p)
+	if perr == nil {
+		perr = s.admitPublish(claims.App, p.String())
+	}
 	if perr != nil {
 		writeProblem(w, perr)
 		return

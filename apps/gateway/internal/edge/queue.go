@@ -27,6 +27,9 @@ const (
 type item struct {
 	frame *hub.Frame
 	raw   []byte
+	// gap is a gap notice of refused messages (deliveryQuota) that may still
+	// grow; take encodes it into raw.
+	gap *protocol.Gap
 	// final marks a session's last bytes (pushFinal); the connection closes
 	// grace after they are written.
 	final bool
@@ -64,6 +67,10 @@ type outQueue struct {
 	finished bool
 	spare    []item
 
+	// quota applies the session's delivery rates (nil: none); set once the
+	// session's app is known.
+	quota *deliveryQuota
+
 	// meter counts the message frames written for usage reports (nil: not
 	// metered, or not authenticated yet); set once the session's app is known.
 	meter atomic.Pointer[deliveryMeter]
@@ -87,6 +94,16 @@ func (q *outQueue) push(it item) (r pushResult) {
 	defer q.mu.Unlock()
 	if q.closed || q.overflowed {
 		return r
+	}
+	if it.frame != nil && q.quota != nil {
+		ok, gap := q.quota.admit(it.frame, time.Now())
+		switch {
+		case ok:
+		case gap != nil:
+			it = item{gap: gap} // in the refused message's place
+		default:
+			return r // its gap is queued already, and grew
+		}
 	}
 	if len(q.items) >= q.capacity {
 		if q.policy == PolicyDisconnect {
@@ -184,6 +201,14 @@ func (q *outQueue) take() []item {
 	}
 	out := q.items
 	q.items, q.spare = q.spare, nil
+	if q.quota != nil {
+		for i := range out {
+			if g := out[i].gap; g != nil {
+				out[i].raw, out[i].gap = q.notice(*g), nil
+			}
+		}
+		q.quota.taken()
+	}
 	return out
 }
 

@@ -47,6 +47,7 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 
 	st := &sseStream{srv: s, tok: claims, path: p.String(), out: newSSEQueue(s.opt), wake: make(chan struct{}, 1), reason: make(chan struct{})}
 	s.meterSession(&st.out, claims.App)
+	s.limitDeliveries(&st.out, claims.App)
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	served, perr := s.servedFor(ctx, ep, p)
 	if perr != nil {
@@ -61,6 +62,11 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sub.Close()
+	// Admitted where it is tracked: untrack gives the connection back.
+	if perr := s.admit(claims.App); perr != nil {
+		writeProblem(w, perr)
+		return
+	}
 	s.track(st, nil)
 	defer s.untrack(st)
 	s.opt.Metrics.Connections.WithLabelValues("sse").Inc()

@@ -79,6 +79,22 @@ func (ss *subSet) len() int {
 }
 
 // all returns a copy of the entries, safe to keep while the set changes.
+// paths returns the paths subscribed or being subscribed to.
+func (ss *subSet) paths() []string {
+	if ss.many == nil {
+		out := make([]string, len(ss.few))
+		for i, e := range ss.few {
+			out[i] = e.path
+		}
+		return out
+	}
+	out := make([]string, 0, len(ss.many))
+	for p := range ss.many {
+		out = append(out, p)
+	}
+	return out
+}
+
 func (ss *subSet) all() []subEntry {
 	if ss.many == nil {
 		return append([]subEntry(nil), ss.few...)

@@ -137,6 +137,13 @@ func (c *wsConn) authenticate(f *protocol.ClientFrame) {
 		c.sendError(f.ID, protocol.Errorf(protocol.CodeUnauthenticated, "token: a refresh must be for the same app"))
 		return
 	}
+	if old == nil {
+		if perr := c.srv.admit(claims.App); perr != nil {
+			c.sendError(f.ID, perr)
+			c.terminate(perr.Code, "connection limit of the app's plan")
+			return
+		}
+	}
 	c.authenticated(claims, f.ID, old)
 }
 
@@ -147,6 +154,9 @@ func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims)
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
+		if old == nil {
+			c.srv.opt.Quota.Close(claims.App) // admitted, never tracked
+		}
 		return
 	}
 	c.tok = claims
@@ -165,6 +175,7 @@ func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims)
 	c.srv.track(c, old)
 	if old == nil {
 		c.srv.meterSession(&c.out, claims.App)
+		c.srv.limitDeliveries(&c.out, claims.App)
 	}
 	c.send(protocol.Encode(protocol.Authenticated{Type: "authenticated", ID: id, App: claims.App, ExpiresAt: claims.ExpiresAt}))
 	for _, s := range revoked {
@@ -180,13 +191,22 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 		return
 	}
 	path := f.Endpoint.String()
+	app := c.claims().App
 	c.mu.Lock()
 	_, dup := c.subs.get(path)
 	full := c.subs.len() >= c.srv.opt.MaxSubscriptions
-	if !dup && !full {
+	var refused *protocol.Error
+	if !dup && !full && c.srv.opt.Quota.HasPlans(app) {
+		refused = c.srv.admitSubscription(app, path, c.subs.paths())
+	}
+	if !dup && !full && refused == nil {
 		c.subs.set(path, nil) // reserved while the hub registers it
 	}
 	c.mu.Unlock()
+	if refused != nil {
+		c.sendError(f.ID, refused)
+		return
+	}
 	if dup {
 		c.sendError(f.ID, protocol.Errorf(protocol.CodeAlreadySubscribed, "already subscribed to %s", path))
 		return
@@ -249,6 +269,9 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	value, err := payloadFor(ep, f)
 	if err == nil {
 		value, err = c.srv.inWireFormat(c.srv.ctx, ep, value)
+	}
+	if err == nil {
+		err = c.srv.admitPublish(claims.App, f.Endpoint.String())
 	}
 	var key []byte
 	if err == nil {

@@ -67,6 +67,19 @@ func NewCatalogReader(o ClientOptions, topic string) (*kgo.Client, error) {
 	)
 }
 
+// NewUsageReader returns a client that reads every partition of the usage
+// topic from the records written since (a direct consumer: every node reads
+// the other nodes' latest usage records). franz-go's warnings and errors go to
+// o.Logger, prefixed "usage: kafka client: ".
+func NewUsageReader(o ClientOptions, topic string, since time.Time) (*kgo.Client, error) {
+	return o.newClient("sluice-gateway-usage",
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(since.UnixMilli())),
+		kgo.MetadataMinAge(5*time.Second),
+		kgo.WithLogger(kgoLogger{log: o.logger(), prefix: "usage: kafka client: "}),
+	)
+}
+
 // kgoLogger passes franz-go's warnings and errors to slog.
 type kgoLogger struct {
 	log    *slog.Logger

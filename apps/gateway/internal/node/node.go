@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
 	"github.com/sluicehq/sluice/apps/gateway/internal/catalog"
@@ -18,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/kafka"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
+	"github.com/sluicehq/sluice/apps/gateway/internal/quota"
 	"github.com/sluicehq/sluice/apps/gateway/internal/registry"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schema"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
@@ -94,6 +98,20 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		_, _ = rand.Read(b)
 		nodeID = "gw-" + hex.EncodeToString(b)
 	}
+	// Plans: enforced here, shared with the other nodes through their usage
+	// records (Peers) when metering is on.
+	var peers *usage.Peers
+	var reader *kgo.Client
+	enforcerPeers := quota.Peers(nil)
+	if meter != nil {
+		peers = usage.NewPeers(nodeID)
+		enforcerPeers = peers
+		// The other nodes' records, from a little before now (their latest).
+		if reader, err = kafka.NewUsageReader(kc, cfg.UsageTopic, time.Now().Add(-3*cfg.UsageInterval)); err != nil {
+			return nil, nil, fmt.Errorf("usage: %w", err)
+		}
+	}
+	enforcer := quota.New(cat, enforcerPeers)
 	h := hub.New(backend, hub.Config{
 		CacheSize: cfg.CacheSize,
 		Logger:    log.With("component", "hub"),
@@ -106,6 +124,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		MaxSubscriptions: cfg.MaxSubscriptions,
 		Encoder:          encoder,
 		Meter:            meter,
+		Quota:            enforcer,
 	})
 	// Catalog changes reach live clients: endpoint changes the hub's
 	// subscriptions, revocations the edge's sessions. Set before the catalog
@@ -150,9 +169,11 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 			usageCtx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { defer close(done); reporter.Run(usageCtx) }()
+			followed := make(chan struct{})
+			go func() { defer close(followed); peers.Follow(usageCtx, reader, log.With("component", "usage")) }()
 			// After the server: its final record counts what the last
 			// sessions were sent.
-			stopReporting = func() { cancel(); <-done }
+			stopReporting = func() { cancel(); <-done; <-followed; reader.Close() }
 			log.Info("usage metering on", "node", nodeID, "topic", cfg.UsageTopic, "interval", cfg.UsageInterval)
 		}
 		err := srv.Run(ctx)

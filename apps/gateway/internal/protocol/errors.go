@@ -19,8 +19,13 @@ const (
 	CodeInvalidPayload      Code = 4022
 	CodeTooManySubs         Code = 4029
 	CodeAlreadySubscribed   Code = 4090
-	CodeInternal            Code = 5000
-	CodeUnavailable         Code = 5003
+	// The quota codes: the app's plan (CATALOG.md, app records) refuses a
+	// connection (also the close code), a subscription, or a publish.
+	CodeConnectionLimit   Code = 4291
+	CodeSubscriptionLimit Code = 4292
+	CodePublishRate       Code = 4293
+	CodeInternal          Code = 5000
+	CodeUnavailable       Code = 5003
 	// CodeTopicAccessDenied: Kafka's ACLs deny the gateway's own principal the
 	// topic (not the client's token): an operator must grant it.
 	CodeTopicAccessDenied Code = 5030
@@ -48,7 +53,7 @@ func (c Code) HTTPStatus() int {
 		return 405
 	case CodeInvalidPayload:
 		return 422
-	case CodeTooManySubs:
+	case CodeTooManySubs, CodeConnectionLimit, CodeSubscriptionLimit, CodePublishRate:
 		return 429
 	case CodeAlreadySubscribed:
 		return 409
