@@ -115,3 +115,56 @@ test("an avro endpoint shows its registry schema and the console shows avsc-writ
   expect(avroWireDecode(orderSchema, schemaId, record.raw)).toEqual(published);
   await expect(consoleBox.getByTestId("console-message").filter({ hasText: published.id })).toBeVisible();
 });
+
+// Registry-encoded keys (the portal's side): a JSON topic whose keys an Avro
+// serializer wrote. The form's Keys section lists the topic's key subjects and
+// shows the key schema; an exact key must be the decoded key's compact JSON in
+// the schema's field order; the endpoint page shows the key schema.
+test("an endpoint with Avro record keys: the Keys section, the canonical key, the key schema on the endpoint page", async ({ page }) => {
+  test.setTimeout(60_000);
+  const stamp = Date.now();
+  const topic = `e2e-avro-keys-${stamp}`;
+  const subject = `${topic}-key`;
+  await createTopic(topic, 3);
+  await registerAvroSchema(subject, {
+    type: "record",
+    name: "CartKey",
+    namespace: "com.acme.e2e",
+    fields: [
+      { name: "shop", type: "string" },
+      { name: "id", type: "int" },
+    ],
+  });
+
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto("/apis/new");
+  await page.getByLabel("Name").fill(`E2E Avro keys ${stamp}`);
+  await page.getByLabel("Version").fill("1.0.0");
+  await page.getByRole("button", { name: "Create API" }).click();
+  await page.getByRole("link", { name: "Add endpoint" }).click();
+  await page.getByLabel("Kafka topic").selectOption(topic);
+  await page.getByRole("checkbox", { name: /^Subscribe/ }).check();
+  await page.getByRole("radio", { name: "Schema registry subject" }).check();
+  await expect(page.getByTestId("key-subject")).toHaveText(subject);
+  await expect(page.getByTestId("topic-key-subjects")).toContainText(subject);
+  await expect(page.getByTestId("key-schema-text")).toContainText('"name": "CartKey"');
+
+  // The members out of the schema's order: refused, naming the canonical form.
+  await page.getByLabel("Key", { exact: true }).fill('{"id":7,"shop":"eu"}');
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  await expect(page.getByTestId("error-key")).toContainText('schema\'s order ({"shop":"eu","id":7})');
+  await page.getByLabel("Key", { exact: true }).fill('{"shop":"eu","id":7}');
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  await expect(page.getByTestId("endpoint-path")).toHaveText(`/${topic}/%7B%22shop%22%3A%22eu%22%2C%22id%22%3A7%7D`);
+
+  await expect(page.getByTestId("endpoint-key-encoding")).toBeVisible();
+  await expect(page.getByTestId("endpoint-key-subject")).toHaveText(subject);
+  await expect(page.getByTestId("endpoint-key-version")).toHaveText("latest (now 1)");
+  await expect(page.getByTestId("endpoint-key-schema-type")).toHaveText("AVRO");
+  await expect(page.getByTestId("endpoint-key-schema-text")).toContainText('"namespace": "com.acme.e2e"');
+
+  // Editing keeps the key schema chosen.
+  await page.getByRole("link", { name: "Edit endpoint" }).click();
+  await expect(page.getByRole("radio", { name: "Schema registry subject" })).toBeChecked();
+  await expect(page.getByTestId("key-subject")).toHaveText(subject);
+});

@@ -71,6 +71,7 @@ describe("creating endpoints", () => {
       payload_format: "json",
       json_schema: schema,
       value_schema: null,
+      key_schema: null,
       api: { id: apiId, name: apiRow!.name, version: "1.0.0" },
     });
     const audit = await auditRows(data!.id, "endpoint.create");

@@ -51,12 +51,19 @@ test("with the Avro demo topic, the demo API also gets an avro endpoint on its r
   const avroTopic = await createTopic("demo-orders-avro", 3);
   // What the launcher does before the prepare step (packages/stack/src/demo.ts registerDemoAvroSchema).
   const schema = { type: "record", name: "Order", namespace: "sluice.demo", fields: [{ name: "orderId", type: "string" }] };
-  const res = await fetch(`${registryUrl}/subjects/${encodeURIComponent(`${avroTopic}-value`)}/versions`, {
-    method: "POST",
-    headers: { "content-type": "application/vnd.schemaregistry.v1+json" },
-    body: JSON.stringify({ schema: JSON.stringify(schema) }),
-  });
-  assert.equal(res.status, 200, await res.text());
+  const subjects: [string, string][] = [
+    [`${avroTopic}-value`, JSON.stringify(schema)],
+    // The keys are Avro strings (c1, c2, c3).
+    [`${avroTopic}-key`, '"string"'],
+  ];
+  for (const [subject, text] of subjects) {
+    const res: Response = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.schemaregistry.v1+json" },
+      body: JSON.stringify({ schema: text }),
+    });
+    assert.equal(res.status, 200, await res.text());
+  }
 
   const made = await ensureDemoApi({ db, topic, avroTopic });
   assert.equal(made.kind === "created" && made.avroEndpointPath, `/${avroTopic}/{customer}`);
@@ -65,4 +72,5 @@ test("with the Avro demo topic, the demo API also gets an avro endpoint on its r
   assert.equal(orders?.valueSubject, `${avroTopic}-value`);
   assert.equal(orders?.valueSubjectStrategy, "topic");
   assert.equal(orders?.valueSchemaVersion, null, "the latest version: a newer demo schema is used without a change here");
+  assert.deepEqual([orders?.keySubject, orders?.keySubjectStrategy, orders?.keySchemaVersion], [`${avroTopic}-key`, "topic", null]);
 });

@@ -45,7 +45,10 @@ async function register(subject: string, schema: string, schemaType?: "PROTOBUF"
 }
 
 /** An API with registry endpoints, stored as the portal stores them. */
-async function apiWith(rows: Pick<Endpoint, "topic" | "payloadFormat" | "valueSubject" | "valueSchemaVersion">[]): Promise<string> {
+async function apiWith(
+  rows: (Pick<Endpoint, "topic" | "payloadFormat" | "valueSubject" | "valueSchemaVersion"> &
+    Partial<Pick<Endpoint, "keySubject" | "keySchemaVersion">>)[],
+): Promise<string> {
   const [api] = await db
     .insert(streamingApis)
     .values({ name: unique("Registry docs"), version: "1.0.0" })
@@ -59,8 +62,11 @@ async function apiWith(rows: Pick<Endpoint, "topic" | "payloadFormat" | "valueSu
       operations: ["subscribe", "publish"],
       payloadFormat: r.payloadFormat,
       valueSubject: r.valueSubject,
-      valueSubjectStrategy: "topic" as const,
+      valueSubjectStrategy: r.valueSubject ? ("topic" as const) : null,
       valueSchemaVersion: r.valueSchemaVersion,
+      keySubject: r.keySubject ?? null,
+      keySubjectStrategy: r.keySubject ? ("topic" as const) : null,
+      keySchemaVersion: r.keySchemaVersion ?? null,
     })),
   );
   return api!.id;
@@ -172,6 +178,59 @@ message Payment { int64 amount_cents = 1; google.protobuf.Timestamp paid_at = 2;
     assert.equal(json.payload.schemaFormat, "application/schema+json;version=draft-07");
     assert.match(json.payload.schema.properties.home.$ref, /\$defs\/address\.json$/);
     assert.deepEqual(json.payload.schema.$defs["address.json"].required, ["city"]);
+  });
+
+  test("registry-encoded keys: the Kafka binding's key is the converted key schema (references too), the document valid", async () => {
+    const orders = unique("orders");
+    const carts = unique("carts");
+    await register(
+      `${orders}-value`,
+      JSON.stringify({ type: "record", name: "Order", namespace: "shop", fields: [{ name: "id", type: "string" }] }),
+    );
+    await register(`${orders}-key`, '"string"');
+    // A Protobuf record key on a json topic, importing a message of another subject.
+    const shopProto = unique("shop-proto");
+    await register(shopProto, `syntax = "proto3"; package common; message Shop { string code = 1; }`, "PROTOBUF");
+    const cartKeyId = await register(
+      `${carts}-key`,
+      `syntax = "proto3";\npackage cart;\nimport "common/shop.proto";\nmessage CartKey { common.Shop shop = 1; int64 id = 2; }`,
+      "PROTOBUF",
+      [{ name: "common/shop.proto", subject: shopProto, version: 1 }],
+    );
+    const apiId = await apiWith([
+      {
+        topic: orders,
+        payloadFormat: "avro",
+        valueSubject: `${orders}-value`,
+        valueSchemaVersion: null,
+        keySubject: `${orders}-key`,
+        keySchemaVersion: 1,
+      },
+      { topic: carts, payloadFormat: "json", valueSubject: null, valueSchemaVersion: null, keySubject: `${carts}-key` },
+    ]);
+    const { document } = await getApiDocument({ db, actor, apiId, gatewayUrl: "http://127.0.0.1:8080" });
+    await assertValid(document);
+    const messages = Object.values(document.components.messages) as Json[];
+    const of = (topic: string) => messages.find((m) => m.title === `/${topic}/{id} payload`)!;
+
+    const order = of(orders).bindings.kafka;
+    assert.equal(order.key.type, "string");
+    assert.deepEqual(
+      [order.key["x-sluice-registry-schema"].subject, order.key["x-sluice-registry-schema"].pinned],
+      [`${orders}-key`, true],
+    );
+    assert.equal(order.schemaIdLocation, "payload");
+
+    const cart = of(carts);
+    assert.equal(cart["x-sluice-registry-schema"], undefined, "json values");
+    assert.deepEqual(Object.keys(cart.bindings.kafka.key.properties), ["shop", "id"]);
+    assert.equal(cart.bindings.kafka.key.properties.id.type, "string", "int64 as the decoder writes it");
+    assert.match(cart.bindings.kafka.key.properties.shop.$ref, /\/bindings\/kafka\/key\/\$defs\/common\.Shop$/);
+    assert.deepEqual(
+      [cart.bindings.kafka.key["x-sluice-registry-schema"].id, cart.bindings.kafka.key["x-sluice-registry-schema"].schemaType],
+      [cartKeyId, "PROTOBUF"],
+    );
+    assert.match(cart.description, new RegExp(`keys are encoded with registry subject \`${carts}-key\``));
   });
 
   test("a registry that does not answer: the document builds, the payload says why", async () => {

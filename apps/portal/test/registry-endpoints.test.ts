@@ -167,6 +167,119 @@ describe("the endpoint domain with the real registry", () => {
   });
 });
 
+describe("registry-encoded keys with the real registry", () => {
+  const anyTopic: TopicLookup = async (name) => ({ kind: "found", topic: { name, partitions: 1 } });
+  let actor: AuthorizedActor<"editor">;
+  before(() => {
+    actor = authorize(editor.actor, "editor");
+  });
+  const refusal = async (work: Promise<unknown>) => {
+    try {
+      await work;
+    } catch (err) {
+      assert.ok(err instanceof AppError, String(err));
+      return err;
+    }
+    assert.fail("accepted");
+  };
+
+  test("a json endpoint with Avro string keys (<topic>-key), pinned, then plain keys again; the catalog record carries key_schema", async () => {
+    const topic = uniqueName("carts");
+    await register(`${topic}-key`, '"string"');
+    await register(`${topic}-key`, '{"type":"string","avro.java.string":"String"}');
+    const input = { topic, key: "c1", operations: ["subscribe" as const], payloadFormat: "json" as const, description: "", examples: [] };
+    const created = await createEndpoint({
+      db,
+      actor,
+      apiId,
+      topics: anyTopic,
+      input: { ...input, keySchema: { strategy: "topic", version: null } },
+    });
+    assert.deepEqual(created.keySchema, { strategy: "topic", recordName: null, subject: `${topic}-key`, version: null });
+    assert.equal(created.valueSchema, null);
+    const [record] = await outboxRows(`endpoint/${created.id}`);
+    const value = record!.recordValue as { key_schema: unknown; value_schema: unknown };
+    assert.deepEqual([value.key_schema, value.value_schema], [{ subject: `${topic}-key`, version: null }, null]);
+
+    const pinned = await updateEndpoint({
+      db,
+      actor,
+      endpointId: created.id,
+      topics: anyTopic,
+      input: { keySchema: { strategy: "topic", version: 2 } },
+    });
+    assert.equal(pinned.keySchema?.version, 2);
+    const missing = await refusal(
+      updateEndpoint({ db, actor, endpointId: created.id, topics: anyTopic, input: { keySchema: { strategy: "topic", version: 3 } } }),
+    );
+    assert.deepEqual([missing.status, missing.fieldErrors[0]?.field], [422, "keySchema.version"]);
+    // Other changes keep the key schema.
+    assert.equal(
+      (await updateEndpoint({ db, actor, endpointId: created.id, topics: anyTopic, input: { description: "x" } })).keySchema?.version,
+      2,
+    );
+
+    const plain = await updateEndpoint({ db, actor, endpointId: created.id, topics: anyTopic, input: { keySchema: null } });
+    assert.equal(plain.keySchema, null);
+    const [row] = await db.select().from(endpoints).where(eq(endpoints.id, created.id));
+    assert.deepEqual([row!.keySubject, row!.keySubjectStrategy, row!.keyRecordName, row!.keySchemaVersion], [null, null, null, null]);
+  });
+
+  test("an exact key must be a value of a record key schema, as the gateway writes it; a missing key subject is a 422", async () => {
+    const topic = uniqueName("baskets");
+    const missing = await refusal(
+      createEndpoint({
+        db,
+        actor,
+        apiId,
+        topics: anyTopic,
+        input: {
+          topic,
+          keyParam: "k",
+          operations: ["subscribe"],
+          payloadFormat: "json",
+          keySchema: { strategy: "topic", version: null },
+          description: "",
+          examples: [],
+        },
+      }),
+    );
+    assert.deepEqual([missing.status, missing.fieldErrors[0]?.field], [422, "keySchema.subject"]);
+    assert.match(missing.message, new RegExp(`no subject "${topic}-key"`));
+
+    const recordName = `sluice.test.K${uniqueName("").replaceAll("-", "")}`;
+    await register(
+      recordName,
+      JSON.stringify({
+        type: "record",
+        name: recordName.split(".").pop(),
+        namespace: "sluice.test",
+        fields: [
+          { name: "shop", type: "string" },
+          { name: "id", type: "int" },
+        ],
+      }),
+    );
+    const keySchema = { strategy: "record" as const, recordName, version: null };
+    const make = (key: string) =>
+      createEndpoint({
+        db,
+        actor,
+        apiId,
+        topics: anyTopic,
+        input: { topic, key, operations: ["subscribe"], payloadFormat: "text", keySchema, description: "", examples: [] },
+      });
+    const reordered = await refusal(make('{"id":7,"shop":"eu"}'));
+    assert.deepEqual([reordered.status, reordered.fieldErrors[0]?.field], [422, "key"]);
+    assert.match(reordered.message, /schema's order \(\{"shop":"eu","id":7\}\)/);
+    const wrong = await refusal(make('{"shop":"eu"}'));
+    assert.match(wrong.message, /required property 'id'/);
+    const ok = await make('{"shop":"eu","id":7}');
+    assert.equal(ok.keySchema?.subject, recordName);
+    assert.equal(ok.path, `/${topic}/%7B%22shop%22%3A%22eu%22%2C%22id%22%3A7%7D`);
+  });
+});
+
 describe("the API of the running portal", () => {
   let topic: string;
   before(async () => {
@@ -229,8 +342,8 @@ describe("the API of the running portal", () => {
     assert.equal(listed.data?.configured, true);
     const mine = listed.data!.items.filter((s) => s.strategy !== "record");
     assert.deepEqual(mine, [
-      { subject: `${topic}-value`, strategy: "topic", recordName: null },
-      { subject: `${topic}-sluice.test.Event`, strategy: "topic-record", recordName: "sluice.test.Event" },
+      { subject: `${topic}-value`, role: "value", strategy: "topic", recordName: null },
+      { subject: `${topic}-sluice.test.Event`, role: "value", strategy: "topic-record", recordName: "sluice.test.Event" },
     ]);
     const version = await editor.api.GET("/subjects/{subject}/versions/{version}", {
       params: { path: { subject: `${topic}-value`, version: "latest" } },
@@ -240,6 +353,40 @@ describe("the API of the running portal", () => {
     assert.equal(missing.status, 404);
     assert.equal((await rawApi(`/topics/${topic}/subjects`, { key: viewer.key })).status, 403);
     assert.equal((await rawApi(`/subjects/${encodeURIComponent(`${topic}-value`)}/versions/latest`, { key: viewer.key })).status, 403);
+  });
+
+  test("keySchema on create, get and the key-schema route; the topic's key subjects with role=key; no key schema: 404", async () => {
+    await register(`${topic}-key`, '"string"');
+    const res = await post({ topic, key: "k1", operations: ["subscribe"], keySchema: { strategy: "topic" } });
+    const created = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(created));
+    assert.deepEqual(created.keySchema, { strategy: "topic", recordName: null, subject: `${topic}-key`, version: null });
+    const { data } = await viewer.api.GET("/endpoints/{endpointId}", { params: { path: { endpointId: created.id } } });
+    assert.deepEqual(data?.keySchema, created.keySchema);
+    const schema = await viewer.api.GET("/endpoints/{endpointId}/key-schema", { params: { path: { endpointId: created.id } } });
+    assert.deepEqual(
+      [schema.response.status, schema.data?.subject, schema.data?.schemaType, schema.data?.schema],
+      [200, `${topic}-key`, "AVRO", '"string"'],
+    );
+
+    const keys = await editor.api.GET("/topics/{topic}/subjects", { params: { path: { topic }, query: { role: "key" } } });
+    assert.deepEqual(
+      keys.data!.items.filter((s) => s.strategy !== "record"),
+      [
+        { subject: `${topic}-key`, role: "key", strategy: "topic", recordName: null },
+        { subject: `${topic}-sluice.test.Event`, role: "key", strategy: "topic-record", recordName: "sluice.test.Event" },
+      ],
+    );
+    assert.equal((await rawApi(`/topics/${topic}/subjects?role=both`, { key: editor.key })).status, 422);
+
+    const bad = await post({ topic, key: "k2", operations: ["subscribe"], keySchema: { strategy: "topic", version: 4 } });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(fieldsOf(await bad.json()), ["keySchema.version"]);
+    assert.equal((await post({ topic, key: "k3", operations: ["subscribe"], keySchema: { strategy: "topic" } }, viewer.key)).status, 403);
+
+    const plain = await (await post({ topic, key: "plain-keys", operations: ["subscribe"] })).json();
+    assert.equal(plain.keySchema, null);
+    assert.equal((await rawApi(`/endpoints/${plain.id}/key-schema`, { key: viewer.key })).status, 404);
   });
 
   test("a json endpoint has no registry schema: 404", async () => {

@@ -30,6 +30,8 @@ export function endpointRecord(endpoint: Endpoint, api: Pick<StreamingApi, "id" 
       json_schema: endpoint.jsonSchema ?? null,
       // Registry formats only: the subject as the portal computed it from its strategy; version null is the latest.
       value_schema: endpoint.valueSubject ? { subject: endpoint.valueSubject, version: endpoint.valueSchemaVersion ?? null } : null,
+      // Any format: record keys written by a registry serializer; null is plain keys. The same shape as value_schema.
+      key_schema: endpoint.keySubject ? { subject: endpoint.keySubject, version: endpoint.keySchemaVersion ?? null } : null,
       api: { id: api.id, name: api.name, version: api.version },
     },
   };

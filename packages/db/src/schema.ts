@@ -119,6 +119,14 @@ export const endpoints = pgTable(
     valueRecordName: text("value_record_name"),
     /** The subject version publishes are encoded with; null is the latest. */
     valueSchemaVersion: integer("value_schema_version"),
+    // The key schema, for any payload format (all null: plain keys): record keys
+    // written by a registry serializer, which the gateway decodes and encodes
+    // with this subject. Stored as computed, like the value subject.
+    keySubject: text("key_subject"),
+    keySubjectStrategy: subjectStrategy("key_subject_strategy"),
+    keyRecordName: text("key_record_name"),
+    /** The key subject version path keys are encoded with; null is the latest. */
+    keySchemaVersion: integer("key_schema_version"),
     description: text("description").notNull().default(""),
     examples: jsonb("examples").notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
@@ -156,6 +164,17 @@ export const endpoints = pgTable(
     check(
       "endpoints_value_schema_version",
       sql`${t.valueSchemaVersion} is null or (${t.valueSchemaVersion} > 0 and ${t.valueSubject} is not null)`,
+    ),
+    // The key schema is optional for every format: subject and strategy are set together.
+    check("endpoints_key_subject_strategy", sql`(${t.keySubject} is null) = (${t.keySubjectStrategy} is null)`),
+    check("endpoints_key_subject_length", sql`${t.keySubject} is null or char_length(${t.keySubject}) between 1 and 255`),
+    check(
+      "endpoints_key_record_name",
+      sql`(${t.keySubjectStrategy} is not null and ${t.keySubjectStrategy}::text <> 'topic') = (${t.keyRecordName} is not null)`,
+    ),
+    check(
+      "endpoints_key_schema_version",
+      sql`${t.keySchemaVersion} is null or (${t.keySchemaVersion} > 0 and ${t.keySubject} is not null)`,
     ),
   ],
 );

@@ -33,6 +33,8 @@ interface ExpectedEndpoint {
   operations: string[];
   payload_format: string;
   json_schema: unknown;
+  value_schema: { subject: string; version: number | null } | null;
+  key_schema: { subject: string; version: number | null } | null;
   api: { id: string; name: string; version: string };
 }
 
@@ -63,7 +65,20 @@ const api = { id: "51a2c6a4-0d7e-4d3b-9a53-2f1e8c0b7a10", name: "Market data", v
 const at = (seconds: number) => new Date(seconds * 1000);
 
 function endpoint(
-  fields: Pick<Endpoint, "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat"> & { jsonSchema?: unknown },
+  fields: Pick<Endpoint, "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat"> &
+    Partial<
+      Pick<
+        Endpoint,
+        | "valueSubject"
+        | "valueSubjectStrategy"
+        | "valueRecordName"
+        | "valueSchemaVersion"
+        | "keySubject"
+        | "keySubjectStrategy"
+        | "keyRecordName"
+        | "keySchemaVersion"
+      >
+    > & { jsonSchema?: unknown },
 ): Endpoint {
   return {
     apiId: api.id,
@@ -72,6 +87,10 @@ function endpoint(
     valueSubjectStrategy: null,
     valueRecordName: null,
     valueSchemaVersion: null,
+    keySubject: null,
+    keySubjectStrategy: null,
+    keyRecordName: null,
+    keySchemaVersion: null,
     description: "",
     examples: [],
     createdAt: at(NOW),
@@ -117,6 +136,38 @@ const telemetry = endpoint({
   operations: ["publish"],
   payloadFormat: "bytes",
 });
+// Avro values and Avro keys, both by TopicNameStrategy, latest versions: the key
+// in the path is the decoded key's JSON text (a string key is itself).
+const orders = endpoint({
+  id: "8c0e3f52-7a4b-4c1d-b0e9-5d6f7a8b9c05",
+  path: "/orders/{customer}",
+  topic: "orders",
+  key: null,
+  keyParam: "customer",
+  operations: ["subscribe", "publish"],
+  payloadFormat: "avro",
+  valueSubject: "orders-value",
+  valueSubjectStrategy: "topic",
+  valueSchemaVersion: null,
+  keySubject: "orders-key",
+  keySubjectStrategy: "topic",
+  keySchemaVersion: null,
+});
+// A JSON-valued topic whose keys are registry-encoded records, pinned to key
+// schema version 2 by RecordNameStrategy; the exact key is the record's compact JSON.
+const carts = endpoint({
+  id: "8c0e3f52-7a4b-4c1d-b0e9-5d6f7a8b9c06",
+  path: "/carts/%7B%22shop%22%3A%22eu%22%2C%22id%22%3A7%7D",
+  topic: "carts",
+  key: '{"shop":"eu","id":7}',
+  keyParam: null,
+  operations: ["subscribe"],
+  payloadFormat: "json",
+  keySubject: "com.acme.CartKey",
+  keySubjectStrategy: "record",
+  keyRecordName: "com.acme.CartKey",
+  keySchemaVersion: 2,
+});
 
 const es256 = {
   kid: "2026-11-22-vectors1",
@@ -148,6 +199,8 @@ const expected = (e: Endpoint): ExpectedEndpoint => ({
   operations: e.operations,
   payload_format: e.payloadFormat,
   json_schema: e.jsonSchema ?? null,
+  value_schema: e.valueSubject ? { subject: e.valueSubject, version: e.valueSchemaVersion } : null,
+  key_schema: e.keySubject ? { subject: e.keySubject, version: e.keySchemaVersion } : null,
   api,
 });
 
@@ -202,6 +255,24 @@ export function catalogVectors() {
       state: { ...empty, endpoints: [expected(telemetry)] },
       ...ok,
       validates: [{ endpoint: telemetry.id, data: "anything at all", ok: true }],
+    },
+    {
+      name: "endpoint: avro value, avro key",
+      records: [endpointRecord(orders, api)],
+      state: { ...empty, endpoints: [expected(orders)] },
+      ...ok,
+      resolves: [{ topic: "orders", key: "c1", endpoint: orders.id }],
+    },
+    {
+      name: "endpoint: json value, a record key pinned to key schema version 2",
+      records: [endpointRecord(carts, api)],
+      state: { ...empty, endpoints: [expected(carts)] },
+      ...ok,
+      resolves: [
+        { topic: "carts", key: '{"shop":"eu","id":7}', endpoint: carts.id },
+        { topic: "carts", key: '{"id":7,"shop":"eu"}', endpoint: null },
+      ],
+      validates: [{ endpoint: carts.id, data: '{"items":3}', ok: true }],
     },
     {
       name: "endpoint: a changed path is a new record under the same key",

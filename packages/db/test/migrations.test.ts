@@ -157,6 +157,38 @@ describe("migrations", () => {
     await expectViolation(...row("avro", "vs-value", "topic", null, 0, "x6"), "endpoints_value_schema_version");
   });
 
+  test("endpoints: a key schema for any format, subject and strategy together", async () => {
+    const apiId = await insertApi("Key schema");
+    const row = (
+      format: string,
+      subject: string | null,
+      strategy: string | null,
+      record: string | null,
+      version: number | null,
+      key: string,
+    ): [string, unknown[]] => [
+      "insert into endpoints (api_id, path, topic, key, operations, payload_format, value_subject, value_subject_strategy, key_subject, key_subject_strategy, key_record_name, key_schema_version) values ($1, '/ks/' || $7, 'ks', $7, '{subscribe}', $2::payload_format, case when $2::text = 'avro' then 'ks-value' end, case when $2::text = 'avro' then 'topic'::subject_strategy end, $3, $4, $5, $6)",
+      [apiId, format, subject, strategy, record, version, key],
+    ];
+    await client.query(...row("json", null, null, null, null, "plain"));
+    for (const [format, key] of [
+      ["json", "j"],
+      ["text", "t"],
+      ["bytes", "b"],
+      ["avro", "a"],
+    ] as const)
+      await client.query(...row(format, "ks-key", "topic", null, null, key));
+    await client.query(...row("json", "com.acme.Key", "record", "com.acme.Key", 2, "r"));
+    await client.query(...row("text", "ks-com.acme.Key", "topic-record", "com.acme.Key", null, "tr"));
+    await expectViolation(...row("json", "ks-key", null, null, null, "x1"), "endpoints_key_subject_strategy");
+    await expectViolation(...row("json", null, "topic", null, null, "x2"), "endpoints_key_subject_strategy");
+    await expectViolation(...row("json", "", "topic", null, null, "x3"), "endpoints_key_subject_length");
+    await expectViolation(...row("json", "com.acme.Key", "record", null, null, "x4"), "endpoints_key_record_name");
+    await expectViolation(...row("json", "ks-key", "topic", "com.acme.Key", null, "x5"), "endpoints_key_record_name");
+    await expectViolation(...row("json", "ks-key", "topic", null, 0, "x6"), "endpoints_key_schema_version");
+    await expectViolation(...row("json", null, null, null, 1, "x7"), "endpoints_key_schema_version");
+  });
+
   test("deleting an API deletes its endpoints", async () => {
     const apiId = await insertApi("Cascade");
     await client.query(insertEndpointSql, [apiId, "/cascade/1", "cascade", "1", null, ["subscribe"]]);

@@ -81,7 +81,8 @@ export async function deleteApiAction(_prev: FormState, form: FormData): Promise
 function endpointInput(form: FormData, { editing }: { editing: boolean }) {
   const errors: Record<string, string> = {};
   const keyText = text(form, "key").trim();
-  const param = /^\{(.*)\}$/.exec(keyText);
+  // `{name}` is a parameter; a key that is a JSON object (a registry-encoded record key, `{"shop":"eu"}`) has quotes inside.
+  const param = /^\{([^"]*)\}$/.exec(keyText);
   const parseJson = (name: string, empty: unknown) => {
     const raw = text(form, name).trim();
     if (raw === "") return empty;
@@ -102,7 +103,9 @@ function endpointInput(form: FormData, { editing }: { editing: boolean }) {
     operations: form.getAll("operations").map(String),
     payloadFormat,
     jsonSchema: parseJson("jsonSchema", null),
-    ...(isRegistryFormat(payloadFormat as PayloadFormat) ? { valueSchema: valueSchemaInput(form) } : {}),
+    ...(isRegistryFormat(payloadFormat as PayloadFormat) ? { valueSchema: subjectInput(form, "value") } : {}),
+    // The form always shows the keys' encoding: plain sends null, which makes an edited endpoint's keys plain again.
+    keySchema: text(form, "keyEncoding") === "registry" ? subjectInput(form, "key") : null,
     description: text(form, "description"),
     examples,
   };
@@ -112,16 +115,16 @@ function endpointInput(form: FormData, { editing }: { editing: boolean }) {
 }
 
 /**
- * The value schema fields of the registry formats: the strategy, the record name
- * (sent only by the record strategies: the topic strategy's input is hidden, and
- * a stale value must not count), and the version, `latest` or a number.
+ * The value (or key) schema fields: the strategy, the record name (sent only by
+ * the record strategies: the topic strategy's input is hidden, and a stale value
+ * must not count), and the version, `latest` or a number.
  */
-function valueSchemaInput(form: FormData) {
-  const strategy = text(form, "valueSchema.strategy") || "topic";
-  const version = text(form, "valueSchema.version").trim();
+function subjectInput(form: FormData, role: "value" | "key") {
+  const strategy = text(form, `${role}Schema.strategy`) || "topic";
+  const version = text(form, `${role}Schema.version`).trim();
   return {
     strategy,
-    recordName: strategy === "topic" ? null : text(form, "valueSchema.recordName").trim(),
+    recordName: strategy === "topic" ? null : text(form, `${role}Schema.recordName`).trim(),
     // A version that is not a number goes through as text, for zod to name the field.
     version: version === "" || version === "latest" ? null : /^\d+$/.test(version) ? Number(version) : version,
   };

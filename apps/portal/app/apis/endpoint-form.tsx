@@ -9,7 +9,7 @@ import { FormMessage } from "@/components/ui/form-message";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 import { saveEndpointAction } from "./actions";
-import { ValueSchemaFields, type ValueSchemaDefaults } from "./value-schema-fields";
+import { RegistrySchemaFields, type RegistrySchemaDefaults } from "./registry-schema-fields";
 import { initialFormState, formValue, formValues } from "@/lib/actions/form-state";
 
 export interface EndpointFormDefaults {
@@ -21,7 +21,9 @@ export interface EndpointFormDefaults {
   payloadFormat: string;
   jsonSchema: string;
   /** For the registry formats. */
-  valueSchema?: ValueSchemaDefaults;
+  valueSchema?: RegistrySchemaDefaults;
+  /** Registry-encoded record keys (any format); undefined: plain keys. */
+  keySchema?: RegistrySchemaDefaults;
   examples: string;
   description: string;
 }
@@ -60,6 +62,7 @@ export function EndpointForm({
   const [liveTopic, setLiveTopic] = useState(topic);
   const known = topics?.some((t) => t.name === topic);
   const isRegistryFormat = REGISTRY_FORMATS.includes(format);
+  const [keyEncoding, setKeyEncoding] = useState(formValue(state, "keyEncoding", endpoint?.keySchema ? "registry" : "plain"));
   // An endpoint that already has a registry format keeps it offered, so editing it without a registry shows what it is.
   const offerRegistry = registry || REGISTRY_FORMATS.includes(endpoint?.payloadFormat ?? "");
   return (
@@ -115,7 +118,8 @@ export function EndpointForm({
           placeholder="customer-42 or {customerId}"
           hint={
             <>
-              An exact record key (may contain /), or <code>{"{name}"}</code> for every key of the topic.
+              An exact record key (may contain /), or <code>{"{name}"}</code> for every key of the topic. With registry-encoded keys, the
+              decoded key as JSON text (<code>{'{"shop":"eu","id":7}'}</code>).
             </>
           }
         />
@@ -129,6 +133,60 @@ export function EndpointForm({
         error={errors.operations}
         key={`ops-${JSON.stringify(state.values?.operations ?? "")}`}
       />
+
+      {/* Radios, not a select: their labels stay clear of the "Key" field's name. */}
+      <fieldset className="space-y-3">
+        <legend className="text-sm font-medium text-slate-900">Keys</legend>
+        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm" key={`keys-${formValue(state, "keyEncoding")}`}>
+          {[
+            { value: "plain", label: "Plain bytes", offered: true },
+            { value: "registry", label: "Schema registry subject", offered: offerRegistry || Boolean(endpoint?.keySchema) },
+          ]
+            .filter((option) => option.offered)
+            .map((option) => (
+              <label key={option.value} className="flex items-center gap-2">
+                <input
+                  type="radio"
+                  name="keyEncoding"
+                  value={option.value}
+                  defaultChecked={keyEncoding === option.value}
+                  onChange={(e) => setKeyEncoding(e.target.value)}
+                />
+                {option.label}
+              </label>
+            ))}
+        </div>
+        <p className="text-xs text-slate-500">
+          {keyEncoding === "registry" ? (
+            <>
+              The record keys were written by a schema registry serializer. The key in the path is the decoded key as JSON text: a string
+              key is itself (<code>c1</code>), any other key its compact JSON in the schema&apos;s field order (<code>42</code>,{" "}
+              <code>{'{"shop":"eu","id":7}'}</code>).
+            </>
+          ) : offerRegistry ? (
+            "The path key is the record key's bytes as UTF-8 text. Choose the registry when a registry serializer wrote the keys."
+          ) : (
+            "The path key is the record key's bytes as UTF-8 text. Registry-encoded keys need a schema registry (SCHEMA_REGISTRY_URL)."
+          )}
+        </p>
+        {errors.keySchema ? (
+          <p className="text-sm text-red-700" data-testid="error-keySchema">
+            {errors.keySchema}
+          </p>
+        ) : null}
+        {keyEncoding === "registry" ? (
+          <RegistrySchemaFields
+            role="key"
+            topic={liveTopic}
+            errors={errors}
+            defaults={{
+              strategy: formValue(state, "keySchema.strategy", endpoint?.keySchema?.strategy ?? "topic"),
+              recordName: formValue(state, "keySchema.recordName", endpoint?.keySchema?.recordName ?? ""),
+              version: formValue(state, "keySchema.version", endpoint?.keySchema?.version ?? "latest"),
+            }}
+          />
+        ) : null}
+      </fieldset>
 
       <SelectField
         key={`format-${formValue(state, "payloadFormat")}`}
@@ -159,7 +217,7 @@ export function EndpointForm({
       </SelectField>
 
       {isRegistryFormat ? (
-        <ValueSchemaFields
+        <RegistrySchemaFields
           topic={liveTopic}
           errors={errors}
           defaults={{

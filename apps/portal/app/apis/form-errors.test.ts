@@ -12,6 +12,8 @@ test("list items fold into their input; named nested fields keep their own input
         "valueSchema.recordName": "is required",
         "valueSchema.version": "must be 1 or more",
         valueSchema: "is for the registry formats",
+        "keySchema.version": "must be 1 or more",
+        keySchema: "needs SCHEMA_REGISTRY_URL",
       },
       { keyParam: "key" },
     ),
@@ -21,6 +23,8 @@ test("list items fold into their input; named nested fields keep their own input
       "valueSchema.recordName": "is required",
       "valueSchema.version": "must be 1 or more",
       valueSchema: "is for the registry formats",
+      "keySchema.version": "must be 1 or more",
+      keySchema: "needs SCHEMA_REGISTRY_URL",
     },
   );
 });

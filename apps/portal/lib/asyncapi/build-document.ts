@@ -26,6 +26,14 @@
 // topic carry it (schema id in the payload, Confluent encoding, the subject
 // strategy). The binding describes the Kafka record behind the endpoint; the
 // document's servers are the gateway's, which strip that encoding.
+//
+// Registry-encoded keys (an endpoint's key schema, any payload format): the
+// binding's `key` is the JSON Schema of the decoded key (the path key is its
+// JSON text, a string key itself), converted like a payload, with its own
+// `x-sluice-registry-schema`. The binding's `key` is an AsyncAPI Schema Object
+// (the binding allows no schemaFormat there), so the converted schema goes in
+// without `$schema`; Avro and Protobuf conversions use no keyword whose meaning
+// differs between that format and draft 2020-12.
 import type { Endpoint, StreamingApi } from "@sluice/db";
 
 import type { RegistrySchemaForDocument } from "./registry-schemas";
@@ -38,7 +46,19 @@ export type EndpointForDocument = Pick<
   Endpoint,
   "id" | "path" | "topic" | "key" | "keyParam" | "operations" | "payloadFormat" | "jsonSchema" | "description" | "examples"
 > &
-  Partial<Pick<Endpoint, "valueSubject" | "valueSubjectStrategy" | "valueSchemaVersion" | "valueRecordName">>;
+  Partial<
+    Pick<
+      Endpoint,
+      | "valueSubject"
+      | "valueSubjectStrategy"
+      | "valueSchemaVersion"
+      | "valueRecordName"
+      | "keySubject"
+      | "keySubjectStrategy"
+      | "keySchemaVersion"
+      | "keyRecordName"
+    >
+  >;
 
 type Json = Record<string, unknown>;
 type Ref = { $ref: string };
@@ -72,6 +92,8 @@ export function buildAsyncApiDocument(
     gatewayUrl: string;
     /** Registry schemas by endpoint id (registrySchemasFor); a registry endpoint missing here is described as unavailable. */
     registrySchemas?: Map<string, RegistrySchemaForDocument>;
+    /** Key schemas by endpoint id (registrySchemasFor with role "key"); likewise. */
+    registryKeySchemas?: Map<string, RegistrySchemaForDocument>;
   },
 ): AsyncApiDocument {
   const gateway = gatewayServers(options.gatewayUrl);
@@ -93,6 +115,8 @@ export function buildAsyncApiDocument(
     // Summaries are shown as plain text (descriptions as Markdown): no backticks there.
     const wherePlain = where.replaceAll("`", "");
     const registry = endpoint.valueSubject ? registryOf(endpoint, options.registrySchemas) : undefined;
+    const keyRegistry = endpoint.keySubject ? keyRegistryOf(endpoint, options.registryKeySchemas) : undefined;
+    const messagePointer = `#/components/messages/${messageId}`;
 
     messages[messageId] = {
       name: messageId,
@@ -101,13 +125,14 @@ export function buildAsyncApiDocument(
       description:
         "On the WebSocket it travels as `data` of a `message` frame (received) or a `publish` frame (sent); received frames also carry the position (`epoch`, `partition`, `seq`) and `ts`." +
         (endpoint.payloadFormat === "bytes" ? ' Bytes travel base64-encoded with `"encoding":"base64"`.' : "") +
-        (registry ? `\n\n${registryDescription(endpoint, registry)}` : ""),
+        (registry ? `\n\n${registryDescription(endpoint, registry)}` : "") +
+        (keyRegistry ? `\n\n${keyDescription(keyRegistry)}` : ""),
       contentType: CONTENT_TYPES[endpoint.payloadFormat],
       payload: registry
         ? registryPayloadOf(endpoint, registry, `#/components/messages/${messageId}/payload/schema`)
         : payloadOf(endpoint, `#/components/messages/${messageId}/payload/schema`),
       ...examplesOf(endpoint),
-      ...(registry ? registryExtrasOf(endpoint, registry) : {}),
+      ...registryExtrasOf(endpoint, registry, keyRegistry, `${messagePointer}/bindings/kafka/key`),
       "x-sluice-payload-format": endpoint.payloadFormat,
     };
 
@@ -124,7 +149,9 @@ export function buildAsyncApiDocument(
         ? {
             parameters: {
               [endpoint.keyParam]: {
-                description: `The Kafka record key: any key of topic \`${endpoint.topic}\`. It may contain \`/\`; percent-encode each segment (e.g. \`BRK.B\`, \`caf%C3%A9\`).`,
+                description: keyRegistry
+                  ? `The decoded Kafka record key (registry subject \`${keyRegistry.subject}\`) as JSON text: a string key is itself, any other key its compact JSON in the schema's field order (e.g. \`42\`, \`{"shop":"eu","id":7}\`). Percent-encode each segment.`
+                  : `The Kafka record key: any key of topic \`${endpoint.topic}\`. It may contain \`/\`; percent-encode each segment (e.g. \`BRK.B\`, \`caf%C3%A9\`).`,
               },
             },
           }
@@ -370,6 +397,19 @@ function registryOf(endpoint: EndpointForDocument, schemas: Map<string, Registry
   );
 }
 
+function keyRegistryOf(
+  endpoint: EndpointForDocument,
+  schemas: Map<string, RegistrySchemaForDocument> | undefined,
+): RegistrySchemaForDocument {
+  return (
+    schemas?.get(endpoint.id) ?? {
+      subject: endpoint.keySubject!,
+      version: endpoint.keySchemaVersion ?? null,
+      error: "the registry schema was not fetched",
+    }
+  );
+}
+
 function registryDescription(endpoint: EndpointForDocument, registry: RegistrySchemaForDocument): string {
   const format = FORMAT_NAMES[endpoint.payloadFormat] ?? endpoint.payloadFormat;
   const which = registry.version === null ? "latest version" : `version ${registry.version}`;
@@ -400,22 +440,50 @@ function registryPayloadOf(endpoint: EndpointForDocument, registry: RegistrySche
   return { schemaFormat: jsonSchemaFormat, schema: rebaseLocalRefs(jsonSchema, schemaPointer) };
 }
 
-function registryExtrasOf(endpoint: EndpointForDocument, registry: RegistrySchemaForDocument): Json {
+function registryExtrasOf(
+  endpoint: EndpointForDocument,
+  registry: RegistrySchemaForDocument | undefined,
+  keyRegistry: RegistrySchemaForDocument | undefined,
+  keyPointer: string,
+): Json {
+  if (!registry && !keyRegistry) return {};
   const strategy = endpoint.valueSubjectStrategy ? LOOKUP_STRATEGIES[endpoint.valueSubjectStrategy] : undefined;
   const binding = {
     kafka: {
-      schemaIdLocation: "payload",
-      schemaIdPayloadEncoding: "confluent",
+      ...(keyRegistry ? { key: keySchemaOf(keyRegistry, keyPointer) } : {}),
+      // These describe the value's schema id; a plain value (json, text, bytes) with registry keys has none.
+      ...(registry ? { schemaIdLocation: "payload", schemaIdPayloadEncoding: "confluent" } : {}),
       ...(strategy ? { schemaLookupStrategy: strategy } : {}),
       bindingVersion: "0.5.0",
     },
   };
-  if (registry.error !== undefined) {
+  if (!registry) return { bindings: binding };
+  return { bindings: binding, "x-sluice-registry-schema": registrySchemaExtension(registry) };
+}
+
+/** The binding's `key`: the decoded key's JSON Schema with its original beside it, or what could not be read. */
+function keySchemaOf(keyRegistry: RegistrySchemaForDocument, pointer: string): Json {
+  if (keyRegistry.error !== undefined) {
     return {
-      bindings: binding,
-      "x-sluice-registry-schema": { subject: registry.subject, version: registry.version, error: registry.error },
+      description: `The record keys are encoded with registry subject ${keyRegistry.subject}; its schema could not be read (${keyRegistry.error}).`,
+      "x-sluice-registry-schema": registrySchemaExtension(keyRegistry),
     };
   }
+  const { $schema: _, ...jsonSchema } = keyRegistry.converted.jsonSchema;
+  return {
+    ...(rebaseLocalRefs(jsonSchema, pointer) as Json),
+    "x-sluice-registry-schema": registrySchemaExtension(keyRegistry),
+  };
+}
+
+function keyDescription(keyRegistry: RegistrySchemaForDocument): string {
+  const which = keyRegistry.version === null ? "its latest version" : `version ${keyRegistry.version}`;
+  return `The record keys are encoded with registry subject \`${keyRegistry.subject}\` (the gateway encodes a path key with ${which}); the path key is the decoded key as JSON text: a string key is itself, any other key its compact JSON in the schema's field order. The key's schema is the Kafka binding's \`key\`.`;
+}
+
+/** `x-sluice-registry-schema`: the original registry schema (subject, version, id, type, text), or why it could not be read. */
+function registrySchemaExtension(registry: RegistrySchemaForDocument): Json {
+  if (registry.error !== undefined) return { subject: registry.subject, version: registry.version, error: registry.error };
   const s = registry.schema;
   // An Avro schema is JSON and is embedded as a value (readable in the rendered
   // docs). A JSON Schema stays text: AsyncAPI tools resolve every $ref in the
@@ -429,16 +497,13 @@ function registryExtrasOf(endpoint: EndpointForDocument, registry: RegistrySchem
     }
   }
   return {
-    bindings: binding,
-    "x-sluice-registry-schema": {
-      subject: s.subject,
-      version: s.version,
-      pinned: registry.version !== null,
-      id: s.id,
-      schemaType: s.schemaType,
-      schemaFormat: registry.converted.originalFormat,
-      schema: original,
-      ...(s.references.length ? { references: s.references } : {}),
-    },
+    subject: s.subject,
+    version: s.version,
+    pinned: registry.version !== null,
+    id: s.id,
+    schemaType: s.schemaType,
+    schemaFormat: registry.converted.originalFormat,
+    schema: original,
+    ...(s.references.length ? { references: s.references } : {}),
   };
 }

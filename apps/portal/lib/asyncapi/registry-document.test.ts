@@ -71,6 +71,26 @@ const versions: Record<string, SubjectVersion> = {
   },
 };
 
+const cartKeyAvro = {
+  type: "record",
+  name: "CartKey",
+  namespace: "shop",
+  fields: [
+    { name: "shop", type: "string" },
+    { name: "id", type: "int" },
+    { name: "parent", type: ["null", "CartKey"], default: null },
+  ],
+};
+versions["carts-key/latest"] = {
+  subject: "carts-key",
+  version: 3,
+  id: 21,
+  schemaType: "AVRO",
+  schema: JSON.stringify(cartKeyAvro),
+  references: [],
+};
+versions["orders-key/1"] = { subject: "orders-key", version: 1, id: 22, schemaType: "AVRO", schema: '"string"', references: [] };
+
 function fakeRegistry(options: { down?: boolean } = {}) {
   const asked: string[] = [];
   const registry: SchemaRegistry = {
@@ -138,6 +158,88 @@ async function assertValid(doc: unknown) {
   assert.ok(document);
   return document;
 }
+
+describe("AsyncAPI document of registry-encoded keys", () => {
+  // A json endpoint with Avro record keys (recursive: $refs rebased into the binding), and an avro one with Avro string keys.
+  const carts = endpoint({ path: "/carts/{cart}", topic: "carts", keyParam: "cart", keySubject: "carts-key", keySubjectStrategy: "topic" });
+  const orders = endpoint({
+    path: "/orders/{id}",
+    topic: "orders",
+    payloadFormat: "avro",
+    valueSubject: "orders-value",
+    valueSubjectStrategy: "topic",
+    valueSchemaVersion: 2,
+    keySubject: "orders-key",
+    keySubjectStrategy: "topic",
+    keySchemaVersion: 1,
+  });
+
+  test("the Kafka binding's key is the converted key schema with its original; valid for the official parser", async () => {
+    const { registry } = fakeRegistry();
+    const [registrySchemas, registryKeySchemas] = await Promise.all([
+      registrySchemasFor({ endpoints: [carts, orders], registry }),
+      registrySchemasFor({ endpoints: [carts, orders], registry, role: "key" }),
+    ]);
+    assert.deepEqual([...registrySchemas.keys()], [orders.id], "carts has json values");
+    const doc = buildAsyncApiDocument(api, [carts, orders], { gatewayUrl, registrySchemas, registryKeySchemas });
+    const parsed = await assertValid(doc);
+    const m = doc.components.messages as Json;
+
+    const cartKey = m.cartsCartMessage.bindings.kafka;
+    assert.deepEqual(Object.keys(cartKey), ["key", "bindingVersion"], "json values: no schema id in the payload");
+    assert.equal(cartKey.key.$schema, undefined);
+    // The recursive record lives in $defs, its $refs rebased to where the key sits in the document.
+    assert.equal(cartKey.key.$ref, "#/components/messages/cartsCartMessage/bindings/kafka/key/$defs/shop.CartKey");
+    assert.deepEqual(cartKey.key.$defs["shop.CartKey"].required, ["shop", "id", "parent"]);
+    assert.deepEqual(cartKey.key["x-sluice-registry-schema"], {
+      subject: "carts-key",
+      version: 3,
+      pinned: false,
+      id: 21,
+      schemaType: "AVRO",
+      schemaFormat: "application/vnd.apache.avro+json;version=1.9.0",
+      schema: cartKeyAvro,
+    });
+    assert.equal(m.cartsCartMessage["x-sluice-registry-schema"], undefined, "the value is plain json");
+    assert.match(m.cartsCartMessage.description, /keys are encoded with registry subject `carts-key`.*compact JSON/);
+    assert.match((doc.channels.cartsCart!.parameters as Json).cart.description, /JSON text: a string key is itself/);
+
+    const orderBinding = m.ordersIdMessage.bindings.kafka;
+    assert.deepEqual(orderBinding.key, {
+      type: "string",
+      "x-sluice-registry-schema": {
+        subject: "orders-key",
+        version: 1,
+        pinned: true,
+        id: 22,
+        schemaType: "AVRO",
+        schemaFormat: "application/vnd.apache.avro+json;version=1.9.0",
+        schema: "string",
+      },
+    });
+    assert.equal(orderBinding.schemaIdLocation, "payload");
+    assert.equal(m.ordersIdMessage["x-sluice-registry-schema"].subject, "orders-value");
+
+    // The parser reads the binding's key as a schema.
+    const binding = parsed
+      .messages()
+      .all()
+      .find((message) => message.id() === "ordersIdMessage")!
+      .bindings()
+      .get("kafka")!;
+    assert.equal((binding.value() as Json).key.type, "string");
+  });
+
+  test("a key schema the registry cannot give: the binding says why, the document still validates", async () => {
+    const { registry } = fakeRegistry({ down: true });
+    const registryKeySchemas = await registrySchemasFor({ endpoints: [carts], registry, role: "key", log: () => {} });
+    const doc = buildAsyncApiDocument(api, [carts], { gatewayUrl, registryKeySchemas });
+    await assertValid(doc);
+    const key = (doc.components.messages.cartsCartMessage as Json).bindings.kafka.key;
+    assert.match(key.description, /could not be read \(SCHEMA_REGISTRY_URL/);
+    assert.deepEqual(Object.keys(key["x-sluice-registry-schema"]), ["subject", "version", "error"]);
+  });
+});
 
 describe("AsyncAPI document of registry endpoints", () => {
   test("Avro, Protobuf and JSON Schema: converted payloads, original schemas, Kafka binding; valid for the official parser", async () => {

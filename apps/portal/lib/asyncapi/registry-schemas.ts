@@ -33,6 +33,9 @@ interface EndpointValueSchema {
   valueSchemaVersion?: number | null;
   /** The record a record-strategy subject is named for: the Protobuf message described (and published, as the gateway does). */
   valueRecordName?: string | null;
+  keySubject?: string | null;
+  keySchemaVersion?: number | null;
+  keyRecordName?: string | null;
 }
 
 const MAX_CACHED = 500;
@@ -50,11 +53,14 @@ const caches = new WeakMap<SchemaRegistry, Cache>();
 
 /**
  * registrySchemasFor fetches the value schema of every registry-backed
- * endpoint; the result maps endpoint ids to it. `registry` null (no
+ * endpoint (or, with role "key", the key schema of every endpoint that has
+ * one); the result maps endpoint ids to it. `registry` null (no
  * SCHEMA_REGISTRY_URL) gives each such endpoint an error entry.
  */
 export async function registrySchemasFor(options: {
   endpoints: EndpointValueSchema[];
+  /** Which schema: the values' (default) or the keys'. */
+  role?: "value" | "key";
   /** The clock for the cache of "latest" answers (tests). */
   now?: number;
   registry: SchemaRegistry | null;
@@ -66,9 +72,13 @@ export async function registrySchemasFor(options: {
   const log = options.log ?? ((message: string) => console.warn(message));
   await Promise.all(
     options.endpoints.map(async (endpoint) => {
-      if (!endpoint.valueSubject) return;
-      const subject = endpoint.valueSubject;
-      const version = endpoint.valueSchemaVersion ?? null;
+      const side =
+        options.role === "key"
+          ? { subject: endpoint.keySubject, version: endpoint.keySchemaVersion, recordName: endpoint.keyRecordName }
+          : { subject: endpoint.valueSubject, version: endpoint.valueSchemaVersion, recordName: endpoint.valueRecordName };
+      if (!side.subject) return;
+      const subject = side.subject;
+      const version = side.version ?? null;
       const which = version === null ? "the latest version" : `version ${version}`;
       if (!options.registry) {
         out.set(endpoint.id, {
@@ -80,11 +90,12 @@ export async function registrySchemasFor(options: {
       }
       try {
         const schema = await subjectVersion(options.registry, subject, version, options.now);
-        const converted = await conversion(options.registry, schema, endpoint.valueRecordName ?? undefined);
+        const converted = await conversion(options.registry, schema, side.recordName ?? undefined);
         out.set(endpoint.id, { subject, version, schema, converted });
       } catch (err) {
         const error = (err as Error).message || String(err);
-        log(`AsyncAPI document: no schema for ${which} of subject "${subject}" (endpoint ${endpoint.id}): ${error}`);
+        const what = options.role === "key" ? "key schema" : "schema";
+        log(`AsyncAPI document: no ${what} for ${which} of subject "${subject}" (endpoint ${endpoint.id}): ${error}`);
         out.set(endpoint.id, { subject, version, error });
       }
     }),

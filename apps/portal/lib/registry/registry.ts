@@ -5,7 +5,6 @@
 // Kafka's do: unreachable is a 503, invalid settings a 500 naming the variable.
 import {
   NOT_FOUND_CODES,
-  RegistryClient,
   type RegistryError,
   RegistrySettingsError,
   isRegistryError,
@@ -15,6 +14,7 @@ import {
 } from "@sluice/schema-registry";
 
 import { AppError } from "../errors";
+import { FailFastRegistry } from "./fail-fast-registry";
 
 /** What the endpoint domain asks the registry; tests may pass their own. */
 export interface SchemaRegistry {
@@ -31,7 +31,7 @@ export const registryMisconfigured = (err: RegistrySettingsError) =>
 
 interface Holder {
   env?: string;
-  client?: RegistryClient | null;
+  client?: FailFastRegistry | null;
 }
 
 /**
@@ -53,7 +53,8 @@ export function portalRegistry(env: Record<string, string | undefined> = process
       throw err;
     }
     if (holder.client) holder.client.close();
-    holder.client = settings ? new RegistryClient(settings) : null;
+    // Fail-fast: after one request finds the registry away, pages do not each wait for the timeout.
+    holder.client = settings ? FailFastRegistry.forSettings(settings) : null;
     holder.env = key;
   }
   return holder.client ?? null;

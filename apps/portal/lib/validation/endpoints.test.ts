@@ -225,3 +225,38 @@ describe("checkEndpoint: the value schema of the registry formats", () => {
     ]);
   });
 });
+
+describe("checkEndpoint: the key schema (any payload format)", () => {
+  test("absent or null is plain keys; any format may have one; the topic strategy names <topic>-key", () => {
+    const plain = checkEndpoint({ ...base, topic: "orders", key: "c1", keySchema: null });
+    assert.ok(plain.ok);
+    assert.deepEqual([plain.fields.keySubject, plain.fields.keySubjectStrategy], [null, null]);
+    for (const payloadFormat of ["json", "text", "bytes", "avro"] as const) {
+      const r = checkEndpoint({ ...base, topic: "orders", keyParam: "c", payloadFormat, keySchema: { strategy: "topic", version: 4 } });
+      assert.ok(r.ok, payloadFormat);
+      assert.deepEqual([r.fields.keySubject, r.fields.keySchemaVersion], ["orders-key", 4]);
+    }
+    const record = checkEndpoint({
+      ...base,
+      path: "/orders/{c}",
+      keySchema: { strategy: "topic-record", recordName: "com.acme.OrderKey", version: null },
+    });
+    assert.ok(record.ok);
+    assert.deepEqual([record.fields.keySubject, record.fields.keyRecordName], ["orders-com.acme.OrderKey", "com.acme.OrderKey"]);
+  });
+
+  test("its record-name and subject problems are reported on keySchema.*", () => {
+    assert.deepEqual(fieldsOf({ ...base, topic: "orders", key: "k", keySchema: { strategy: "record", version: null } }), [
+      "keySchema.recordName",
+    ]);
+    assert.deepEqual(
+      fieldsOf({
+        ...base,
+        topic: "orders",
+        key: "k",
+        keySchema: { strategy: "topic-record", recordName: `r${".x".repeat(130)}`, version: null },
+      }),
+      ["keySchema.subject"],
+    );
+  });
+});

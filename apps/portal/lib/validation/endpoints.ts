@@ -27,16 +27,16 @@ const operations = z
   .transform((ops) => OPERATIONS.filter((op) => ops.includes(op)));
 const payloadFormat = z.enum(PAYLOAD_FORMATS, { error: "must be json, text, bytes, avro, protobuf or json-schema" });
 /**
- * The value schema of a registry format, as the caller gives it: the subject is
+ * A registry subject as the caller chooses it (value or key): the subject is
  * computed from the strategy (a `subject` in the input is ignored: it is
- * read-only). Omitted for a registry format: the topic strategy, latest version.
+ * read-only).
  */
-const valueSchema = z
-  .object({
+const subjectChoice = (role: "value" | "key") =>
+  z.object({
     strategy: z
       .enum(SUBJECT_STRATEGIES, { error: "must be topic, record or topic-record" })
       .default("topic")
-      .describe("Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)"),
+      .describe(`Subject name strategy: topic (\`<topic>-${role}\`), record (\`<record>\`), topic-record (\`<topic>-<record>\`)`),
     recordName: z
       .string("must be text")
       .trim()
@@ -49,10 +49,22 @@ const valueSchema = z
       .positive("must be 1 or more")
       .nullable()
       .default(null)
-      .describe("The subject version publishes are encoded with; null: the latest"),
-  })
+      .describe(
+        role === "value"
+          ? "The subject version publishes are encoded with; null: the latest"
+          : "The subject version path keys are encoded with (to find their partition, and as the key of a publish); null: the latest",
+      ),
+  });
+/** The value schema of a registry format. Omitted for a registry format: the topic strategy, latest version. */
+const valueSchema = subjectChoice("value")
   .nullable()
   .describe("For avro, protobuf and json-schema only: the registry subject of the values");
+/** The key schema, for any payload format: record keys written by a registry serializer. Omitted or null: plain keys. */
+const keySchema = subjectChoice("key")
+  .nullable()
+  .describe(
+    "Any payload format: the registry subject of the record keys, when a registry serializer wrote them; null: plain keys. The key in the path is then the decoded key as JSON text (a string key is itself)",
+  );
 const jsonSchema = z.record(z.string(), z.unknown(), "must be a JSON object (a JSON Schema, draft 2020-12)").nullable();
 const examples = z.array(z.unknown(), "must be a list of example messages").max(MAX_EXAMPLES, `at most ${MAX_EXAMPLES} examples`);
 
@@ -73,6 +85,7 @@ export const createEndpointInput = z.object({
   payloadFormat: payloadFormat.default("json"),
   jsonSchema: jsonSchema.optional(),
   valueSchema: valueSchema.optional(),
+  keySchema: keySchema.optional(),
   description: description.default(""),
   examples: examples.default([]),
 });
@@ -83,6 +96,7 @@ export const updateEndpointInput = z.object({
   payloadFormat: payloadFormat.optional(),
   jsonSchema: jsonSchema.optional(),
   valueSchema: valueSchema.optional(),
+  keySchema: keySchema.optional(),
   description: description.optional(),
   examples: examples.optional(),
 });
@@ -111,22 +125,39 @@ export interface EndpointFields {
   valueSubjectStrategy: SubjectStrategy | null;
   valueRecordName: string | null;
   valueSchemaVersion: number | null;
+  /** The four key-schema columns: all null for plain keys (the record strategies set keyRecordName). */
+  keySubject: string | null;
+  keySubjectStrategy: SubjectStrategy | null;
+  keyRecordName: string | null;
+  keySchemaVersion: number | null;
   description: string;
   examples: unknown[];
 }
 
-/** The value schema the caller chose, before the subject is computed. */
+/** The value (or key) schema the caller chose, before the subject is computed. */
 export interface ValueSchemaDraft {
   strategy: SubjectStrategy;
   recordName?: string | null;
   version: number | null;
 }
+export type KeySchemaDraft = ValueSchemaDraft;
 
 /** The fields the caller gave, before the path and the subject are resolved. */
 export interface EndpointDraft
   extends Omit<
     EndpointFields,
-    "path" | "topic" | "key" | "keyParam" | "valueSubject" | "valueSubjectStrategy" | "valueRecordName" | "valueSchemaVersion"
+    | "path"
+    | "topic"
+    | "key"
+    | "keyParam"
+    | "valueSubject"
+    | "valueSubjectStrategy"
+    | "valueRecordName"
+    | "valueSchemaVersion"
+    | "keySubject"
+    | "keySubjectStrategy"
+    | "keyRecordName"
+    | "keySchemaVersion"
   > {
   path?: string;
   topic?: string;
@@ -134,9 +165,38 @@ export interface EndpointDraft
   keyParam?: string | null;
   /** For a registry format; undefined or null there means the topic strategy, latest version. */
   valueSchema?: ValueSchemaDraft | null;
+  /** Any format; undefined or null: plain keys. */
+  keySchema?: KeySchemaDraft | null;
 }
 
 const NO_VALUE_SCHEMA = { valueSubject: null, valueSubjectStrategy: null, valueRecordName: null, valueSchemaVersion: null } as const;
+const NO_KEY_SCHEMA = { keySubject: null, keySubjectStrategy: null, keyRecordName: null, keySchemaVersion: null } as const;
+
+/**
+ * A chosen subject: its strategy, record name and subject for the topic, or
+ * undefined after reporting (as `<field>.recordName` / `<field>.subject`) why
+ * the choice names no subject.
+ */
+function chosenSubject(
+  chosen: ValueSchemaDraft,
+  role: "value" | "key",
+  topic: string | undefined,
+  fail: (field: string, message: string) => void,
+): { subject: string; strategy: SubjectStrategy; recordName: string | null; version: number | null } | undefined {
+  const field = `${role}Schema`;
+  const recordName = chosen.recordName === undefined || chosen.recordName === null || chosen.recordName === "" ? null : chosen.recordName;
+  const problem =
+    chosen.strategy === "topic"
+      ? recordName !== null
+        ? `is only for the record and topic-record strategies; the topic strategy's subject is <topic>-${role}`
+        : undefined
+      : recordNameProblem(recordName ?? "");
+  if (problem) fail(`${field}.recordName`, problem);
+  if (topic === undefined || problem) return undefined;
+  const subject = subjectFor(chosen.strategy, topic, recordName, role);
+  if (subject.length > MAX_SUBJECT_LENGTH) fail(`${field}.subject`, `"${subject}" is longer than ${MAX_SUBJECT_LENGTH} characters`);
+  return { subject, strategy: chosen.strategy, recordName, version: chosen.version };
+}
 
 /**
  * The value-schema columns of a draft whose topic is known: the subject from
@@ -155,19 +215,31 @@ function valueSchemaFields(
       );
     return NO_VALUE_SCHEMA;
   }
-  const chosen = draft.valueSchema ?? { strategy: "topic", version: null };
-  const recordName = chosen.recordName === undefined || chosen.recordName === null || chosen.recordName === "" ? null : chosen.recordName;
-  const problem =
-    chosen.strategy === "topic"
-      ? recordName !== null
-        ? "is only for the record and topic-record strategies; the topic strategy's subject is <topic>-value"
-        : undefined
-      : recordNameProblem(recordName ?? "");
-  if (problem) fail("valueSchema.recordName", problem);
-  if (topic === undefined || problem) return NO_VALUE_SCHEMA;
-  const subject = subjectFor(chosen.strategy, topic, recordName);
-  if (subject.length > MAX_SUBJECT_LENGTH) fail("valueSchema.subject", `"${subject}" is longer than ${MAX_SUBJECT_LENGTH} characters`);
-  return { valueSubject: subject, valueSubjectStrategy: chosen.strategy, valueRecordName: recordName, valueSchemaVersion: chosen.version };
+  const chosen = chosenSubject(draft.valueSchema ?? { strategy: "topic", version: null }, "value", topic, fail);
+  if (!chosen) return NO_VALUE_SCHEMA;
+  return {
+    valueSubject: chosen.subject,
+    valueSubjectStrategy: chosen.strategy,
+    valueRecordName: chosen.recordName,
+    valueSchemaVersion: chosen.version,
+  };
+}
+
+/** The key-schema columns of a draft whose topic is known (any format; none: plain keys). */
+function keySchemaFields(
+  draft: EndpointDraft,
+  topic: string | undefined,
+  fail: (field: string, message: string) => void,
+): Pick<EndpointFields, "keySubject" | "keySubjectStrategy" | "keyRecordName" | "keySchemaVersion"> {
+  if (!draft.keySchema) return NO_KEY_SCHEMA;
+  const chosen = chosenSubject(draft.keySchema, "key", topic, fail);
+  if (!chosen) return NO_KEY_SCHEMA;
+  return {
+    keySubject: chosen.subject,
+    keySubjectStrategy: chosen.strategy,
+    keyRecordName: chosen.recordName,
+    keySchemaVersion: chosen.version,
+  };
 }
 
 /**
@@ -229,6 +301,7 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
   }
 
   const value = valueSchemaFields(draft, where?.topic, fail);
+  const keySchemaColumns = keySchemaFields(draft, where?.topic, fail);
 
   if (errors.length || !where) return { ok: false, errors };
   return {
@@ -239,6 +312,7 @@ export function checkEndpoint(draft: EndpointDraft): { ok: true; fields: Endpoin
       payloadFormat: draft.payloadFormat,
       jsonSchema: draft.jsonSchema ?? null,
       ...value,
+      ...keySchemaColumns,
       description: draft.description,
       examples: draft.examples,
     },

@@ -157,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Add an endpoint to an API
-         * @description Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable).
+         * @description Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable). `keySchema` (any format) names the registry subject of record keys a registry serializer wrote (topic strategy: `<topic>-key`), checked the same way (422 naming `keySchema` without a registry); an exact `key` must then be a value of the key schema: a string key is itself, any other key its compact JSON with fields in the schema's order (422 on `key`).
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -203,7 +203,7 @@ export interface paths {
         head?: never;
         /**
          * Change an endpoint
-         * @description Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`.
+         * @description Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`. Likewise a changed key subject, its pinned version or the exact key; `keySchema: null` makes the keys plain again.
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -220,6 +220,26 @@ export interface paths {
          * @description The endpoint's subject at its pinned version, or the latest. 404 for json, text and bytes endpoints; 503 when the registry is unreachable.
          */
         get: operations["getEndpointValueSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/endpoints/{endpointId}/key-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the registry schema of an endpoint's record keys
+         * @description The endpoint's key subject at its pinned version, or the latest. 404 for an endpoint with plain keys; 503 when the registry is unreachable.
+         */
+        get: operations["getEndpointKeySchema"];
         put?: never;
         post?: never;
         delete?: never;
@@ -277,7 +297,7 @@ export interface paths {
         };
         /**
          * List the registry subjects an endpoint on a topic may use
-         * @description From the schema registry's subjects: `<topic>-value` (strategy topic), `<topic>-<record>` (topic-record) and every subject that is a record's full name (record), in that order. `configured` is false, and the list empty, when the portal has no registry (SCHEMA_REGISTRY_URL). 503 when the registry is unreachable.
+         * @description From the schema registry's subjects, for the values (`role=value`, the default) or the record keys (`role=key`): `<topic>-value` or `<topic>-key` (strategy topic), `<topic>-<record>` (topic-record) and every subject that is a record's full name (record), in that order. The record strategies' subjects do not say which side they describe, so both lists offer them. `configured` is false, and the list empty, when the portal has no registry (SCHEMA_REGISTRY_URL). 503 when the registry is unreachable.
          */
         get: operations["listTopicSubjects"];
         put?: never;
@@ -731,6 +751,8 @@ export interface components {
             } | null;
             /** @description The registry subject of the values (avro, protobuf and json-schema endpoints only) */
             valueSchema: components["schemas"]["ValueSchema"] | null;
+            /** @description The registry subject of the record keys (any payload format), or null for plain keys. With one, the key in the path is the decoded key as JSON text: a string key is itself, any other key its compact JSON */
+            keySchema: components["schemas"]["KeySchema"] | null;
             examples: unknown[];
         };
         EndpointSummary: {
@@ -776,6 +798,19 @@ export interface components {
         KafkaTopic: {
             name: string;
             partitions: number;
+        };
+        KeySchema: {
+            /**
+             * @description Subject name strategy: topic (`<topic>-key`), record (`<record>`), topic-record (`<topic>-<record>`)
+             * @enum {string}
+             */
+            strategy: "topic" | "record" | "topic-record";
+            /** @description The record's full name (record strategies), else null */
+            recordName: string | null;
+            /** @description The registry subject, computed from the strategy (read-only) */
+            subject: string;
+            /** @description The subject version path keys are encoded with (their partition, and the key of a publish); null: the latest */
+            version: number | null;
         };
         Me: {
             /** Format: uuid */
@@ -876,6 +911,11 @@ export interface components {
         };
         TopicSubject: {
             subject: string;
+            /**
+             * @description The side of the records the subject is listed for: the `role` asked for
+             * @enum {string}
+             */
+            role: "value" | "key";
             /**
              * @description The strategy that names this subject for the topic
              * @enum {string}
@@ -1388,6 +1428,22 @@ export interface operations {
                          */
                         version?: number | null;
                     } | null;
+                    /** @description Any payload format: the registry subject of the record keys, when a registry serializer wrote them; null: plain keys. The key in the path is then the decoded key as JSON text (a string key is itself) */
+                    keySchema?: {
+                        /**
+                         * @description Subject name strategy: topic (`<topic>-key`), record (`<record>`), topic-record (`<topic>-<record>`)
+                         * @default topic
+                         * @enum {string}
+                         */
+                        strategy?: "topic" | "record" | "topic-record";
+                        /** @description The record's full name (com.acme.Price): required by the record and topic-record strategies only */
+                        recordName?: string | null;
+                        /**
+                         * @description The subject version path keys are encoded with (to find their partition, and as the key of a publish); null: the latest
+                         * @default null
+                         */
+                        version?: number | null;
+                    } | null;
                     /** @default  */
                     description?: string;
                     /** @default [] */
@@ -1556,6 +1612,22 @@ export interface operations {
                          */
                         version?: number | null;
                     } | null;
+                    /** @description Any payload format: the registry subject of the record keys, when a registry serializer wrote them; null: plain keys. The key in the path is then the decoded key as JSON text (a string key is itself) */
+                    keySchema?: {
+                        /**
+                         * @description Subject name strategy: topic (`<topic>-key`), record (`<record>`), topic-record (`<topic>-<record>`)
+                         * @default topic
+                         * @enum {string}
+                         */
+                        strategy?: "topic" | "record" | "topic-record";
+                        /** @description The record's full name (com.acme.Price): required by the record and topic-record strategies only */
+                        recordName?: string | null;
+                        /**
+                         * @description The subject version path keys are encoded with (to find their partition, and as the key of a publish); null: the latest
+                         * @default null
+                         */
+                        version?: number | null;
+                    } | null;
                     description?: string;
                     examples?: unknown[];
                 };
@@ -1583,6 +1655,37 @@ export interface operations {
         };
     };
     getEndpointValueSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectVersion"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEndpointKeySchema: {
         parameters: {
             query?: never;
             header?: never;
@@ -1678,7 +1781,10 @@ export interface operations {
     };
     listTopicSubjects: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Which side's subjects: value or key */
+                role?: "value" | "key";
+            };
             header?: never;
             path: {
                 topic: string;

@@ -8,6 +8,7 @@ import { deleteEndpoint } from "../../domain/endpoints/delete-endpoint";
 import { getEndpoint } from "../../domain/endpoints/get-endpoint";
 import { listEndpoints } from "../../domain/endpoints/list-endpoints";
 import { updateEndpoint } from "../../domain/endpoints/update-endpoint";
+import { getEndpointKeySchema } from "../../domain/registry/get-endpoint-key-schema";
 import { getEndpointValueSchema } from "../../domain/registry/get-endpoint-value-schema";
 import { createEndpointInput, listEndpointsQuery, PAYLOAD_FORMATS, updateEndpointInput } from "../../validation/endpoints";
 import { pageSchema } from "../../pagination";
@@ -31,22 +32,31 @@ const endpointCore = {
   updatedAt: timestamp,
 };
 
-const valueSchema = z
-  .object({
+const subjectOf = (role: "value" | "key", version: string) =>
+  z.object({
     strategy: z
       .enum(SUBJECT_STRATEGIES)
-      .describe("Subject name strategy: topic (`<topic>-value`), record (`<record>`), topic-record (`<topic>-<record>`)"),
+      .describe(`Subject name strategy: topic (\`<topic>-${role}\`), record (\`<record>\`), topic-record (\`<topic>-<record>\`)`),
     recordName: z.string().nullable().describe("The record's full name (record strategies), else null"),
     subject: z.string().describe("The registry subject, computed from the strategy (read-only)"),
-    version: z.number().int().nullable().describe("The subject version publishes are encoded with; null: the latest"),
-  })
-  .meta({ id: "ValueSchema" });
+    version: z.number().int().nullable().describe(version),
+  });
+const valueSchema = subjectOf("value", "The subject version publishes are encoded with; null: the latest").meta({ id: "ValueSchema" });
+const keySchema = subjectOf(
+  "key",
+  "The subject version path keys are encoded with (their partition, and the key of a publish); null: the latest",
+).meta({ id: "KeySchema" });
 
 const endpoint = z
   .object({
     ...endpointCore,
     jsonSchema: z.record(z.string(), z.unknown()).nullable().describe("JSON Schema draft 2020-12 of the messages (json endpoints only)"),
     valueSchema: valueSchema.nullable().describe("The registry subject of the values (avro, protobuf and json-schema endpoints only)"),
+    keySchema: keySchema
+      .nullable()
+      .describe(
+        "The registry subject of the record keys (any payload format), or null for plain keys. With one, the key in the path is the decoded key as JSON text: a string key is itself, any other key its compact JSON",
+      ),
     examples: z.array(z.unknown()),
   })
   .meta({ id: "Endpoint" });
@@ -87,7 +97,7 @@ export const endpointRoutes = [
     operationId: "createEndpoint",
     summary: "Add an endpoint to an API",
     description:
-      "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable).",
+      "Give either `path` (`/prices/AAPL`, `/prices/{symbol}`) or `topic` with `key` or `keyParam`. The topic must exist in Kafka (503 when Kafka is unreachable). A `jsonSchema` (draft 2020-12) is allowed only for the json format; `examples` must match it. The registry formats (avro, protobuf, json-schema) need the portal's schema registry (SCHEMA_REGISTRY_URL): `valueSchema` chooses the subject strategy (default topic: `<topic>-value`), the subject must exist there and a pinned `version` too (422 naming `valueSchema.subject` / `valueSchema.version`; 503 when the registry is unreachable). `keySchema` (any format) names the registry subject of record keys a registry serializer wrote (topic strategy: `<topic>-key`), checked the same way (422 naming `keySchema` without a registry); an exact `key` must then be a value of the key schema: a string key is itself, any other key its compact JSON with fields in the schema's order (422 on `key`).",
     tag: "Endpoints",
     auth: "editor",
     params: z.object({ apiId: uuid }),
@@ -124,7 +134,7 @@ export const endpointRoutes = [
     operationId: "updateEndpoint",
     summary: "Change an endpoint",
     description:
-      "Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`.",
+      "Omitted fields keep their value; `jsonSchema: null` removes the schema. A changed topic must exist in Kafka. A changed value subject (strategy, record name, topic with the topic strategy), pinned version or format is checked against the schema registry; a move to json, text or bytes drops `valueSchema`. Likewise a changed key subject, its pinned version or the exact key; `keySchema: null` makes the keys plain again.",
     tag: "Endpoints",
     auth: "editor",
     params: endpointIdParam,
@@ -144,6 +154,19 @@ export const endpointRoutes = [
     params: endpointIdParam,
     response: subjectVersion,
     handler: async ({ db, actor, params }) => getEndpointValueSchema({ db, actor, endpointId: params.endpointId }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/endpoints/{endpointId}/key-schema",
+    operationId: "getEndpointKeySchema",
+    summary: "Get the registry schema of an endpoint's record keys",
+    description:
+      "The endpoint's key subject at its pinned version, or the latest. 404 for an endpoint with plain keys; 503 when the registry is unreachable.",
+    tag: "Endpoints",
+    auth: "viewer",
+    params: endpointIdParam,
+    response: subjectVersion,
+    handler: async ({ db, actor, params }) => getEndpointKeySchema({ db, actor, endpointId: params.endpointId }),
   }),
   defineRoute({
     method: "DELETE",

@@ -28,7 +28,7 @@ export async function getApiDocument(options: {
   const rows = await options.db.select().from(endpoints).where(eq(endpoints.apiId, api.id)).orderBy(asc(endpoints.path));
   let registry = options.registry ?? null;
   let noRegistryReason: string | undefined;
-  if (options.registry === undefined && rows.some((r) => r.valueSubject)) {
+  if (options.registry === undefined && rows.some((r) => r.valueSubject || r.keySubject)) {
     try {
       registry = portalRegistry();
     } catch (err) {
@@ -36,8 +36,15 @@ export async function getApiDocument(options: {
       console.warn(`AsyncAPI document: ${noRegistryReason}`);
     }
   }
-  const registrySchemas = await registrySchemasFor({ endpoints: rows, registry, noRegistryReason });
-  const document = buildAsyncApiDocument(api, rows, { gatewayUrl: options.gatewayUrl ?? gatewayPublicUrl(), registrySchemas });
+  const [registrySchemas, registryKeySchemas] = await Promise.all([
+    registrySchemasFor({ endpoints: rows, registry, noRegistryReason }),
+    registrySchemasFor({ endpoints: rows, registry, noRegistryReason, role: "key" }),
+  ]);
+  const document = buildAsyncApiDocument(api, rows, {
+    gatewayUrl: options.gatewayUrl ?? gatewayPublicUrl(),
+    registrySchemas,
+    registryKeySchemas,
+  });
   return { api, endpointCount: rows.length, document };
 }
 

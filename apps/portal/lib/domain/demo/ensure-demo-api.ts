@@ -21,8 +21,9 @@ export async function ensureDemoApi(options: {
   topic: string;
   /**
    * The Avro demo topic (local mode with the local schema registry): its orders
-   * are Avro under `<topic>-value`, which the launcher registered, and get an
-   * avro endpoint, decoded to JSON by the gateway.
+   * are Avro under `<topic>-value` and their keys the Avro string under
+   * `<topic>-key`, both registered by the launcher, and get an avro endpoint
+   * with that key schema, decoded to JSON by the gateway.
    */
   avroTopic?: string;
 }): Promise<{ kind: "created"; apiId: string; endpointPath: string; avroEndpointPath?: string } | { kind: "skipped" }> {
@@ -72,7 +73,8 @@ export async function ensureDemoApi(options: {
       operations: ["subscribe"],
       payloadFormat: "avro",
       valueSchema: { strategy: "topic", version: null },
-      description: `Orders of three simulated customers (keys c1, c2, c3), one every two seconds, written in Avro with the schema registered as \`${options.avroTopic}-value\`. The gateway decodes each record with the schema it names and delivers it as JSON.`,
+      keySchema: { strategy: "topic", version: null },
+      description: `Orders of three simulated customers (keys c1, c2, c3), one every two seconds, written in Avro with the schema registered as \`${options.avroTopic}-value\`; the keys too are Avro, the string schema registered as \`${options.avroTopic}-key\`. The gateway decodes each record and its key with the schemas they name and delivers the order as JSON; the path key is the decoded key (\`/${options.avroTopic}/c1\`).`,
     }),
   });
   return { kind: "created", apiId: api.id, endpointPath: endpoint.path, avroEndpointPath: orders.path };

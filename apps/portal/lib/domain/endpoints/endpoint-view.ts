@@ -32,6 +32,7 @@ export function toEndpointView(endpoint: Endpoint, api: { id: string; name: stri
     payloadFormat: endpoint.payloadFormat,
     jsonSchema: (endpoint.jsonSchema ?? null) as Record<string, unknown> | null,
     valueSchema: valueSchemaView(endpoint),
+    keySchema: keySchemaView(endpoint),
     description: endpoint.description,
     examples: (endpoint.examples ?? []) as unknown[],
     createdAt: endpoint.createdAt,
@@ -51,6 +52,17 @@ export function valueSchemaView(
     recordName: endpoint.valueRecordName,
     subject: endpoint.valueSubject,
     version: endpoint.valueSchemaVersion,
+  };
+}
+
+/** The key schema as the API shows it (the subject computed, read-only), or null for plain keys. */
+export function keySchemaView(endpoint: Pick<Endpoint, "keySubject" | "keySubjectStrategy" | "keyRecordName" | "keySchemaVersion">) {
+  if (endpoint.keySubject === null || endpoint.keySubjectStrategy === null) return null;
+  return {
+    strategy: endpoint.keySubjectStrategy,
+    recordName: endpoint.keyRecordName,
+    subject: endpoint.keySubject,
+    version: endpoint.keySchemaVersion,
   };
 }
 
@@ -77,5 +89,9 @@ export function endpointConstraints(usedPath: boolean, fields: { keyParam: strin
     endpoints_value_subject_length: { field: "valueSchema.subject", message: "must be 1–255 characters" },
     endpoints_value_record_name: { field: "valueSchema.recordName", message: "is required by the record strategies and only by them" },
     endpoints_value_schema_version: { field: "valueSchema.version", message: "must be 1 or more, or null (latest)" },
+    endpoints_key_subject_strategy: { field: "keySchema", message: "needs both a subject and its strategy" },
+    endpoints_key_subject_length: { field: "keySchema.subject", message: "must be 1–255 characters" },
+    endpoints_key_record_name: { field: "keySchema.recordName", message: "is required by the record strategies and only by them" },
+    endpoints_key_schema_version: { field: "keySchema.version", message: "must be 1 or more, or null (latest)" },
   };
 }

@@ -146,3 +146,101 @@ describe("resolveEndpoint: what the schema registry says about the value subject
     assert.equal((await resolve({ ...base, topic: "prices", key: "k" }, null)).valueSubject, null);
   });
 });
+
+describe("resolveEndpoint: the key schema (any payload format)", () => {
+  const found: TopicLookup = async (name) => ({ kind: "found", topic: { name, partitions: 1 } });
+  const cartKey = JSON.stringify({
+    type: "record",
+    name: "CartKey",
+    namespace: "com.acme",
+    fields: [
+      { name: "shop", type: "string" },
+      { name: "id", type: "int" },
+    ],
+  });
+  /** orders-key: the Avro string (versions 1 and 2); com.acme.CartKey: an Avro record. */
+  const schemas: Record<string, string> = { "orders-key": '"string"', "com.acme.CartKey": cartKey };
+  const asked: string[] = [];
+  const registry: SchemaRegistry = {
+    subjects: async () => Object.keys(schemas),
+    schemaById: async () => {
+      throw new Error("not used");
+    },
+    version: async (subject, version) => {
+      asked.push(`${subject}@${version}`);
+      const schema = schemas[subject];
+      if (!schema) throw new RegistryError("not_found", `no subject ${subject}`, 404, 40401);
+      if (version !== "latest" && version > 2) throw new RegistryError("not_found", `no version ${version}`, 404, 40402);
+      return { subject, version: version === "latest" ? 2 : version, id: 9, schemaType: "AVRO", schema, references: [] };
+    },
+  };
+  const resolve = (draft: EndpointDraft, reg: SchemaRegistry | null = registry) =>
+    resolveEndpoint(draft, { topics: found, checkTopic: always, registry: reg });
+  const failure = async (draft: EndpointDraft, reg: SchemaRegistry | null = registry) => {
+    try {
+      await resolve(draft, reg);
+    } catch (err) {
+      assert.ok(err instanceof AppError, String(err));
+      return err;
+    }
+    assert.fail("resolved");
+  };
+  const record = { strategy: "record" as const, recordName: "com.acme.CartKey", version: null };
+
+  test("the topic strategy's key subject is <topic>-key, on a json endpoint, pinned or latest", async () => {
+    const fields = await resolve({ ...base, topic: "orders", keyParam: "customer", keySchema: { strategy: "topic", version: 2 } });
+    assert.deepEqual(
+      [fields.keySubject, fields.keySubjectStrategy, fields.keyRecordName, fields.keySchemaVersion, fields.valueSubject],
+      ["orders-key", "topic", null, 2, null],
+    );
+    assert.equal((await resolve({ ...base, topic: "orders", key: "c1" })).keySubject, null, "no keySchema: plain keys");
+  });
+
+  test("no registry configured is a 422 on keySchema naming SCHEMA_REGISTRY_URL", async () => {
+    const err = await failure({ ...base, topic: "orders", key: "c1", keySchema: { strategy: "topic", version: null } }, null);
+    assert.deepEqual([err.status, err.fieldErrors[0]?.field], [422, "keySchema"]);
+    assert.match(err.message, /SCHEMA_REGISTRY_URL/);
+  });
+
+  test("a missing key subject or version is a 422 on keySchema.subject / keySchema.version", async () => {
+    const subject = await failure({ ...base, topic: "carts", keyParam: "id", keySchema: { strategy: "topic", version: null } });
+    assert.deepEqual([subject.fieldErrors[0]?.field], ["keySchema.subject"]);
+    assert.match(subject.message, /no subject "carts-key" \(the topic strategy's key subject for topic "carts"\)/);
+    const version = await failure({ ...base, topic: "orders", keyParam: "id", keySchema: { strategy: "topic", version: 3 } });
+    assert.deepEqual([version.fieldErrors[0]?.field], ["keySchema.version"]);
+    const recordName = await failure({ ...base, topic: "orders", keyParam: "id", keySchema: { strategy: "record", version: null } });
+    assert.deepEqual([recordName.fieldErrors[0]?.field], ["keySchema.recordName"]);
+  });
+
+  test("an exact key must be a value of the key schema, written as the gateway writes it", async () => {
+    assert.equal((await resolve({ ...base, topic: "orders", key: "c1", keySchema: { strategy: "topic", version: null } })).key, "c1");
+    const key = '{"shop":"eu","id":7}';
+    assert.equal((await resolve({ ...base, topic: "carts", key, keySchema: record })).key, key);
+    const wrong = await failure({ ...base, topic: "carts", key: "c1", keySchema: record });
+    assert.deepEqual([wrong.status, wrong.fieldErrors[0]?.field], [422, "key"]);
+    assert.match(wrong.message, /not JSON/);
+    const order = await failure({ ...base, topic: "carts", key: '{"id":7,"shop":"eu"}', keySchema: record });
+    assert.equal(order.fieldErrors[0]?.field, "key");
+    assert.match(order.message, /schema's order \(\{"shop":"eu","id":7\}\)/);
+  });
+
+  test("an unreachable registry is a 503", async () => {
+    const down: SchemaRegistry = {
+      ...registry,
+      version: async () => {
+        throw new RegistryError("unavailable", "SCHEMA_REGISTRY_URL (http://127.0.0.1:1): ECONNREFUSED");
+      },
+    };
+    const err = await failure({ ...base, topic: "orders", key: "c1", keySchema: { strategy: "topic", version: null } }, down);
+    assert.equal(err.status, 503);
+  });
+
+  test("an update that changes neither key subject, version nor key does not ask the registry", async () => {
+    asked.length = 0;
+    await resolveEndpoint(
+      { ...base, topic: "orders", key: "c1", keySchema: { strategy: "topic", version: null } },
+      { topics: found, checkTopic: () => false, registry, checkKeySubject: () => false },
+    );
+    assert.deepEqual(asked, []);
+  });
+});

@@ -3,7 +3,8 @@
 // checked against Kafka only when it changes, so an endpoint whose topic was
 // deleted can still be documented or removed. Likewise the registry is asked
 // about the value subject only when the subject, the pinned version or the
-// format changes.
+// format changes, and about the key subject only when it, its pinned version or
+// the exact key changes.
 import { endpoints, streamingApis } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
@@ -48,6 +49,13 @@ export async function updateEndpoint(options: {
           : isRegistryFormat(payloadFormat) && before.valueSubjectStrategy
             ? { strategy: before.valueSubjectStrategy, recordName: before.valueRecordName, version: before.valueSchemaVersion }
             : null,
+      // Kept for any format until the caller sets it (null: plain keys).
+      keySchema:
+        input.keySchema !== undefined
+          ? input.keySchema
+          : before.keySubjectStrategy
+            ? { strategy: before.keySubjectStrategy, recordName: before.keyRecordName, version: before.keySchemaVersion }
+            : null,
       jsonSchema: input.jsonSchema !== undefined ? input.jsonSchema : (before.jsonSchema as Record<string, unknown> | null),
       description: input.description ?? before.description,
       examples: input.examples ?? (before.examples as unknown[]),
@@ -71,6 +79,8 @@ export async function updateEndpoint(options: {
         fields.payloadFormat !== before.payloadFormat ||
         fields.valueSubject !== before.valueSubject ||
         fields.valueSchemaVersion !== before.valueSchemaVersion,
+      checkKeySubject: (fields) =>
+        fields.keySubject !== before.keySubject || fields.keySchemaVersion !== before.keySchemaVersion || fields.key !== before.key,
     });
     const [after] = await tx
       .update(endpoints)

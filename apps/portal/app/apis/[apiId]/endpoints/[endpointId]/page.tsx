@@ -9,6 +9,7 @@ import { hasRole } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
+import { getEndpointKeySchema } from "@/lib/domain/registry/get-endpoint-key-schema";
 import { getEndpointValueSchema } from "@/lib/domain/registry/get-endpoint-value-schema";
 import { AppError } from "@/lib/errors";
 
@@ -29,8 +30,8 @@ function prettySchemaText(text: string): string {
   }
 }
 
-/** The registry schema of a registry-format endpoint, or why it cannot be shown (no registry, unreachable, not registered). */
-async function valueSchemaOf(load: () => ReturnType<typeof getEndpointValueSchema>) {
+/** A registry schema of the endpoint (its values' or its keys'), or why it cannot be shown (no registry, unreachable, not registered). */
+async function registrySchemaOf(load: () => ReturnType<typeof getEndpointValueSchema>) {
   try {
     return { schema: await load() };
   } catch (err) {
@@ -46,9 +47,11 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
   const canEdit = hasRole(actor, "editor");
   const { topics, kafkaError } = await topicsForForm();
   const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
-  const registered = endpoint.valueSchema
-    ? await valueSchemaOf(() => getEndpointValueSchema({ db: getDb(), actor, endpointId: endpoint.id }))
-    : null;
+  // Both asked at once: a registry that is away costs the page one timeout.
+  const [registered, registeredKey] = await Promise.all([
+    endpoint.valueSchema ? registrySchemaOf(() => getEndpointValueSchema({ db: getDb(), actor, endpointId: endpoint.id })) : null,
+    endpoint.keySchema ? registrySchemaOf(() => getEndpointKeySchema({ db: getDb(), actor, endpointId: endpoint.id })) : null,
+  ]);
 
   return (
     <>
@@ -99,6 +102,11 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           ) : (
             <code className="break-all">{endpoint.key}</code>
           )}
+          {endpoint.keySchema ? (
+            <span className="block text-xs font-normal text-slate-500" data-testid="endpoint-key-encoding">
+              registry-encoded: the path key is the decoded key as JSON text
+            </span>
+          ) : null}
         </Fact>
         <Fact term="Operations">
           <span className="flex gap-1">
@@ -118,7 +126,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             Message schema
           </h2>
           {endpoint.valueSchema ? (
-            <RegistrySchema valueSchema={endpoint.valueSchema} registered={registered} />
+            <RegistrySchema role="value" subject={endpoint.valueSchema} registered={registered} />
           ) : endpoint.jsonSchema ? (
             <pre
               className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
@@ -133,6 +141,14 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             </p>
           )}
         </section>
+        {endpoint.keySchema ? (
+          <section aria-labelledby="key-schema-heading">
+            <h2 id="key-schema-heading" className="mb-2 text-base font-semibold">
+              Key schema
+            </h2>
+            <RegistrySchema role="key" subject={endpoint.keySchema} registered={registeredKey} />
+          </section>
+        ) : null}
         <section aria-labelledby="examples-heading">
           <h2 id="examples-heading" className="mb-2 text-base font-semibold">
             Example messages
@@ -184,49 +200,54 @@ function Fact({ term, children }: { term: string; children: React.ReactNode }) {
   );
 }
 
+/** A registry subject of the endpoint with its schema: the values' (role "value") or the record keys' ("key"). */
 function RegistrySchema({
-  valueSchema,
+  role,
+  subject,
   registered,
 }: {
-  valueSchema: { subject: string; version: number | null; strategy: string };
-  registered: Awaited<ReturnType<typeof valueSchemaOf>> | null;
+  role: "value" | "key";
+  subject: { subject: string; version: number | null; strategy: string };
+  registered: Awaited<ReturnType<typeof registrySchemaOf>> | null;
 }) {
   const schema = registered && "schema" in registered ? registered.schema : null;
   return (
-    <div data-testid="endpoint-value-schema">
+    <div data-testid={`endpoint-${role}-schema`}>
       <dl className="mb-3 grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
         <Fact term="Subject">
-          <code className="break-all" data-testid="endpoint-value-subject">
-            {valueSchema.subject}
+          <code className="break-all" data-testid={`endpoint-${role}-subject`}>
+            {subject.subject}
           </code>{" "}
-          <span className="text-xs text-slate-500">({valueSchema.strategy} strategy)</span>
+          <span className="text-xs text-slate-500">({subject.strategy} strategy)</span>
         </Fact>
         <Fact term="Version">
-          <span data-testid="endpoint-value-version">
-            {valueSchema.version === null ? `latest${schema ? ` (now ${schema.version})` : ""}` : valueSchema.version}
+          <span data-testid={`endpoint-${role}-version`}>
+            {subject.version === null ? `latest${schema ? ` (now ${schema.version})` : ""}` : subject.version}
           </span>
         </Fact>
         {schema ? (
           <>
             <Fact term="Schema type">
-              <span data-testid="endpoint-value-schema-type">{schema.schemaType}</span>
+              <span data-testid={`endpoint-${role}-schema-type`}>{schema.schemaType}</span>
             </Fact>
             <Fact term="Schema id">{schema.id}</Fact>
           </>
         ) : null}
       </dl>
       <p className="mb-2 text-xs text-slate-500">
-        Records are decoded with the schema whose id they carry and arrive as JSON; publishes are encoded with the version above.
+        {role === "value"
+          ? "Records are decoded with the schema whose id they carry and arrive as JSON; publishes are encoded with the version above."
+          : "Record keys are decoded with the schema whose id they carry; a path key (its JSON text) is encoded with the version above to find its partition and as the key of a publish."}
       </p>
       {schema ? (
         <pre
           className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
-          data-testid="endpoint-schema"
+          data-testid={role === "value" ? "endpoint-schema" : "endpoint-key-schema-text"}
         >
           {prettySchemaText(schema.schema)}
         </pre>
       ) : (
-        <p className="text-sm text-amber-800" data-testid="endpoint-value-schema-problem">
+        <p className="text-sm text-amber-800" data-testid={`endpoint-${role}-schema-problem`}>
           {registered && "problem" in registered ? registered.problem : "The schema could not be loaded."}
         </p>
       )}

@@ -47,6 +47,13 @@ export default async function EditEndpointPage({ params }: { params: Promise<{ a
                 version: endpoint.valueSchema.version === null ? "latest" : String(endpoint.valueSchema.version),
               }
             : undefined,
+          keySchema: endpoint.keySchema
+            ? {
+                strategy: endpoint.keySchema.strategy,
+                recordName: endpoint.keySchema.recordName ?? "",
+                version: endpoint.keySchema.version === null ? "latest" : String(endpoint.keySchema.version),
+              }
+            : undefined,
           examples: endpoint.examples.length ? JSON.stringify(endpoint.examples, null, 2) : "",
           description: endpoint.description,
         }}

@@ -1,38 +1,57 @@
 "use client";
 
-// The value schema of an avro, protobuf or json-schema endpoint in the endpoint
-// form: the subject name strategy, the record name for the record strategies,
+// A registry subject in the endpoint form: the value schema of an avro,
+// protobuf or json-schema endpoint, or (role "key") the key schema of an
+// endpoint of any format whose record keys a registry serializer wrote. Both
+// are the subject name strategy, the record name for the record strategies,
 // the subject it makes (read-only: the portal computes and stores it), the
-// version publishes use, the registry's subjects for the topic and the chosen
-// version's schema. The registry is asked through the portal's own API
-// (/api/v1, the session cookie), as the topic changes in the browser.
+// version the gateway encodes with, the registry's subjects for the topic (of
+// that side) and the chosen version's schema. The registry is asked through
+// the portal's own API (/api/v1, the session cookie), as the topic changes in
+// the browser. Inputs are named `<role>Schema.*`, as the API's fields.
 import { useEffect, useState } from "react";
 
 import { SelectField, TextField } from "@/components/ui/field";
 import type { components } from "@/lib/api/generated/v1";
-import { subjectFor } from "@/lib/catalog/subject-name";
+import { type SubjectRole, subjectFor } from "@/lib/catalog/subject-name";
 
 type TopicSubject = components["schemas"]["TopicSubject"];
 type SubjectVersion = components["schemas"]["SubjectVersion"];
 type Strategy = TopicSubject["strategy"];
 
-export interface ValueSchemaDefaults {
+export interface RegistrySchemaDefaults {
   strategy: string;
   recordName: string;
   /** `latest` or a version number. */
   version: string;
 }
 
-const STRATEGY_LABELS: Record<Strategy, string> = {
-  topic: "topic — <topic>-value",
+const strategyLabels = (role: SubjectRole): Record<Strategy, string> => ({
+  topic: `topic — <topic>-${role}`,
   record: "record — <record full name>",
   "topic-record": "topic-record — <topic>-<record full name>",
-};
+});
+
+/** What differs between the two sides. */
+const ROLE_TEXT = {
+  value: {
+    legend: "Value schema (schema registry)",
+    versionLabel: "Version for publishing",
+    versionHint: "What the gateway encodes published messages with",
+    placeholder: "com.acme.Order",
+  },
+  key: {
+    legend: "Key schema (schema registry)",
+    versionLabel: "Version for path keys",
+    versionHint: "What the gateway encodes a path key with, to find its partition and as the key of a publish",
+    placeholder: "com.acme.OrderKey",
+  },
+} as const;
 
 /** The subject a strategy makes, as the portal computes it on save (shown only; the server's is stored). */
-function previewSubject(strategy: string, topic: string, recordName: string): string | null {
-  if (!topic || !(strategy in STRATEGY_LABELS) || (strategy !== "topic" && !recordName)) return null;
-  return subjectFor(strategy as Strategy, topic, recordName || null);
+function previewSubject(role: SubjectRole, strategy: string, topic: string, recordName: string): string | null {
+  if (!topic || !(strategy in strategyLabels(role)) || (strategy !== "topic" && !recordName)) return null;
+  return subjectFor(strategy as Strategy, topic, recordName || null, role);
 }
 
 /** GETs a portal API route; the problem's detail becomes the error message. */
@@ -55,33 +74,42 @@ function prettySchema(text: string): string {
   }
 }
 
-export function ValueSchemaFields({
+export function RegistrySchemaFields({
+  role = "value",
   topic,
   defaults,
   errors,
 }: {
+  /** The values' subject (default) or the keys'. */
+  role?: SubjectRole;
   topic: string;
-  defaults: ValueSchemaDefaults;
+  defaults: RegistrySchemaDefaults;
   errors: Record<string, string>;
 }) {
+  const field = `${role}Schema`;
+  const labels = strategyLabels(role);
+  const says = ROLE_TEXT[role];
   const [strategy, setStrategy] = useState(defaults.strategy || "topic");
   const [recordName, setRecordName] = useState(defaults.recordName);
   const [version, setVersion] = useState(defaults.version || "latest");
   const [subjects, setSubjects] = useState<{ items: TopicSubject[] } | { error: string } | null>(null);
   const [latest, setLatest] = useState<{ version: SubjectVersion } | { error: string } | null>(null);
   const [shown, setShown] = useState<{ version: SubjectVersion } | { error: string } | null>(null);
-  const subject = previewSubject(strategy, topic.trim(), recordName.trim());
+  const subject = previewSubject(role, strategy, topic.trim(), recordName.trim());
 
   // The registry's subjects for the topic.
   useEffect(() => {
     setSubjects(null);
     if (!topic.trim()) return;
     const abort = new AbortController();
-    getJson<{ configured: boolean; items: TopicSubject[] }>(`/topics/${encodeURIComponent(topic.trim())}/subjects`, abort.signal)
+    getJson<{ configured: boolean; items: TopicSubject[] }>(
+      `/topics/${encodeURIComponent(topic.trim())}/subjects?role=${role}`,
+      abort.signal,
+    )
       .then((r) => setSubjects(r.ok ? { items: r.body.items } : { error: r.message }))
       .catch(() => undefined);
     return () => abort.abort();
-  }, [topic]);
+  }, [topic, role]);
 
   // The subject's latest version: the versions the select offers.
   useEffect(() => {
@@ -112,20 +140,20 @@ export function ValueSchemaFields({
   const schema = version === "latest" ? latest : shown;
 
   return (
-    <fieldset className="space-y-4 rounded-lg border border-slate-200 p-4" aria-labelledby="value-schema-legend">
-      <legend id="value-schema-legend" className="px-1 text-sm font-medium text-slate-900">
-        Value schema (schema registry)
+    <fieldset className="space-y-4 rounded-lg border border-slate-200 p-4" aria-labelledby={`${role}-schema-legend`}>
+      <legend id={`${role}-schema-legend`} className="px-1 text-sm font-medium text-slate-900">
+        {says.legend}
       </legend>
       <div className="grid gap-5 sm:grid-cols-2">
         <SelectField
           label="Subject name strategy"
-          name="valueSchema.strategy"
+          name={`${field}.strategy`}
           value={strategy}
           onChange={(e) => setStrategy(e.target.value)}
-          error={errors["valueSchema.strategy"] ?? errors.valueSchema}
+          error={errors[`${field}.strategy`] ?? errors[field]}
           hint="How the producers' serializer names the subject, as Kafka's serializers do"
         >
-          {Object.entries(STRATEGY_LABELS).map(([value, label]) => (
+          {Object.entries(labels).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
             </option>
@@ -134,12 +162,12 @@ export function ValueSchemaFields({
         {strategy === "topic" ? null : (
           <TextField
             label="Record name"
-            name="valueSchema.recordName"
+            name={`${field}.recordName`}
             required
             value={recordName}
             onChange={(e) => setRecordName(e.target.value)}
-            error={errors["valueSchema.recordName"]}
-            placeholder="com.acme.Order"
+            error={errors[`${field}.recordName`]}
+            placeholder={says.placeholder}
             hint="The record's full name (namespace and name)"
           />
         )}
@@ -148,24 +176,24 @@ export function ValueSchemaFields({
         <div className="space-y-1 text-sm">
           <p className="font-medium text-slate-900">Subject</p>
           <p>
-            <code className="rounded bg-slate-100 px-1 break-all" data-testid="value-subject">
+            <code className="rounded bg-slate-100 px-1 break-all" data-testid={`${role}-subject`}>
               {subject ?? "—"}
             </code>
           </p>
           <p className="text-xs text-slate-500">Computed from the strategy; records are decoded with the schema id they carry.</p>
-          {errors["valueSchema.subject"] ? (
-            <p className="text-sm text-red-700" data-testid="error-valueSchema.subject">
-              {errors["valueSchema.subject"]}
+          {errors[`${field}.subject`] ? (
+            <p className="text-sm text-red-700" data-testid={`error-${field}.subject`}>
+              {errors[`${field}.subject`]}
             </p>
           ) : null}
         </div>
         <SelectField
-          label="Version for publishing"
-          name="valueSchema.version"
+          label={says.versionLabel}
+          name={`${field}.version`}
           value={version}
           onChange={(e) => setVersion(e.target.value)}
-          error={errors["valueSchema.version"]}
-          hint="What the gateway encodes published messages with"
+          error={errors[`${field}.version`]}
+          hint={says.versionHint}
         >
           <option value="latest">latest{latestNumber ? ` (now ${latestNumber})` : ""}</option>
           {versions.map((v) => (
@@ -185,9 +213,9 @@ export function ValueSchemaFields({
         ) : "error" in subjects ? (
           <p className="text-sm text-amber-800">{subjects.error}</p>
         ) : subjects.items.length === 0 ? (
-          <p className="text-xs text-slate-500">None yet: register the schema (for example {`${topic.trim()}-value`}) first.</p>
+          <p className="text-xs text-slate-500">None yet: register the schema (for example {`${topic.trim()}-${role}`}) first.</p>
         ) : (
-          <ul className="mt-1 flex flex-wrap gap-2" data-testid="topic-subjects">
+          <ul className="mt-1 flex flex-wrap gap-2" data-testid={role === "value" ? "topic-subjects" : "topic-key-subjects"}>
             {subjects.items.map((s) => (
               <li key={s.subject}>
                 <button
@@ -219,13 +247,13 @@ export function ValueSchemaFields({
         ) : schema === null ? (
           <p className="text-xs text-slate-500">Asking the registry…</p>
         ) : "error" in schema ? (
-          <p className="text-sm text-amber-800" data-testid="value-schema-problem">
+          <p className="text-sm text-amber-800" data-testid={`${role}-schema-problem`}>
             {schema.error}
           </p>
         ) : (
           <pre
             className="mt-1 max-h-80 overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
-            data-testid="value-schema-text"
+            data-testid={`${role}-schema-text`}
           >
             {prettySchema(schema.version.schema)}
           </pre>
