@@ -13,6 +13,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -41,6 +42,10 @@ export const accountLinkPurpose = pgEnum("account_link_purpose", ["first_admin",
  * has no grants and no other tokens.
  */
 export const appKind = pgEnum("app_kind", ["standard", "console"]);
+/** pending until a decider approves or rejects it, or the requester withdraws it; every other state is final. */
+export const ACCESS_REQUEST_STATES = ["pending", "approved", "rejected", "withdrawn"] as const;
+export type AccessRequestState = (typeof ACCESS_REQUEST_STATES)[number];
+export const accessRequestState = pgEnum("access_request_state", ACCESS_REQUEST_STATES);
 
 /** The operations an endpoint allows and a grant or token permits. */
 export const OPERATIONS = ["subscribe", "publish"] as const;
@@ -198,6 +203,61 @@ export const appGrants = pgTable(
     check("app_grants_pattern_format", sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`),
     check("app_grants_operations_valid", operationsCheck("operations")),
   ],
+);
+
+/**
+ * An app owner's request for access to an API: the whole API (`wholeApi`, the
+ * endpoints it has when approved) or the endpoints listed in
+ * access_request_endpoints, with operations. Approving creates the app's grants
+ * in the same transaction. A decided request is final: the checks tie every
+ * state to its decision fields, so no code path can store a half-decided row.
+ * Later work (plans, issue 17 item 2) adds the plan the request asks for here.
+ */
+export const accessRequests = pgTable(
+  "access_requests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    appId: uuid("app_id")
+      .notNull()
+      .references(() => apps.id, { onDelete: "cascade" }),
+    apiId: uuid("api_id")
+      .notNull()
+      .references(() => streamingApis.id, { onDelete: "cascade" }),
+    wholeApi: boolean("whole_api").notNull(),
+    operations: text("operations").array().notNull(),
+    justification: text("justification").notNull(),
+    state: accessRequestState("state").notNull().default("pending"),
+    requestedBy: uuid("requested_by").references(() => users.id, { onDelete: "set null" }),
+    requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
+    // Who approved, rejected or withdrew it, and when (null while pending).
+    decidedBy: uuid("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    /** Why it was rejected; only a rejection has (and needs) one. */
+    reason: text("reason"),
+  },
+  (t) => [
+    index("access_requests_app_idx").on(t.appId, t.requestedAt.desc()),
+    index("access_requests_api_state_idx").on(t.apiId, t.state),
+    check("access_requests_operations_valid", operationsCheck("operations")),
+    check("access_requests_justification_length", sql`char_length(${t.justification}) between 1 and 500`),
+    check("access_requests_decided", sql`(${t.state} = 'pending') = (${t.decidedAt} is null)`),
+    check("access_requests_reason", sql`(${t.state} = 'rejected') = (${t.reason} is not null)`),
+    check("access_requests_reason_length", sql`${t.reason} is null or char_length(${t.reason}) between 1 and 500`),
+  ],
+);
+
+/** The endpoints an endpoint-level access request names (none for a whole-API request). */
+export const accessRequestEndpoints = pgTable(
+  "access_request_endpoints",
+  {
+    requestId: uuid("request_id")
+      .notNull()
+      .references(() => accessRequests.id, { onDelete: "cascade" }),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => endpoints.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.requestId, t.endpointId] }), index("access_request_endpoints_endpoint_idx").on(t.endpointId)],
 );
 
 /**
@@ -390,6 +450,8 @@ export type App = typeof apps.$inferSelect;
 export type NewApp = typeof apps.$inferInsert;
 export type AppGrant = typeof appGrants.$inferSelect;
 export type NewAppGrant = typeof appGrants.$inferInsert;
+export type AccessRequest = typeof accessRequests.$inferSelect;
+export type AccessRequestEndpoint = typeof accessRequestEndpoints.$inferSelect;
 export type SigningKey = typeof signingKeys.$inferSelect;
 export type IssuedToken = typeof issuedTokens.$inferSelect;
 export type Session = typeof sessions.$inferSelect;

@@ -1,6 +1,7 @@
 // Every /api/v1 operation, grouped by area. Add a route by adding it to its
 // area's list; the router and the OpenAPI document both read this one array.
 import type { RouteDef } from "../route";
+import { accessRequestRoutes } from "./access-requests";
 import { accountRoutes } from "./account";
 import { apiRoutes } from "./apis";
 import { appRoutes } from "./apps";
@@ -25,6 +26,7 @@ export const allRoutes: RouteDef[] = [
   ...clientRoutes,
   ...appRoutes,
   ...tokenRoutes,
+  ...accessRequestRoutes,
   ...signingKeyRoutes,
   ...auditRoutes,
 ];
