@@ -378,6 +378,48 @@ describe("deciding", () => {
   });
 });
 
+describe("the role matrix of the decisions", () => {
+  test("approve and reject: anonymous 401, a stranger 404, the requester 403; the API's owner, editors and admins decide", async () => {
+    const appId = await newApp();
+    const fresh = async (endpoint: { id: string }) => (await request(appId, { endpointIds: [endpoint.id] })).data!.id;
+    for (const [i, decider] of [apiOwner, editor, admin].entries()) {
+      const toApprove = await fresh([quotes, trades, ticks][i]!);
+      const approveAs = (as?: SeededUser) => (as ? as.api : apiClient()).POST("/access-requests/{requestId}/approve", byId(toApprove));
+      assert.deepEqual(
+        [(await approveAs()).response.status, (await approveAs(stranger)).response.status, (await approveAs(requester)).response.status],
+        [401, 404, 403],
+      );
+      assert.equal((await approveAs(decider)).response.status, 200);
+
+      const toReject = await fresh([quotes, trades, ticks][i]!);
+      const rejectAs = (as?: SeededUser) =>
+        (as ? as.api : apiClient()).POST("/access-requests/{requestId}/reject", { ...byId(toReject), body: { reason: "not now" } });
+      assert.deepEqual(
+        [(await rejectAs()).response.status, (await rejectAs(stranger)).response.status, (await rejectAs(requester)).response.status],
+        [401, 404, 403],
+      );
+      const { data, response } = await rejectAs(decider);
+      assert.equal(response.status, 200);
+      assert.deepEqual([data!.state, data!.decidedBy, data!.reason], ["rejected", decider.user.id, "not now"]);
+    }
+  });
+
+  test("withdraw: the owner, editors and admins; the API's owner 403, a stranger 404, anonymous 401", async () => {
+    const appId = await newApp();
+    for (const [i, side] of [requester, editor, admin].entries()) {
+      const id = (await request(appId, { endpointIds: [[quotes, trades, ticks][i]!.id] })).data!.id;
+      const withdrawAs = (as?: SeededUser) => (as ? as.api : apiClient()).POST("/access-requests/{requestId}/withdraw", byId(id));
+      assert.deepEqual(
+        [(await withdrawAs()).response.status, (await withdrawAs(stranger)).response.status, (await withdrawAs(apiOwner)).response.status],
+        [401, 404, 403],
+      );
+      const { data, response } = await withdrawAs(side);
+      assert.equal(response.status, 200);
+      assert.deepEqual([data!.state, data!.decidedBy], ["withdrawn", side.user.id]);
+    }
+  });
+});
+
 describe("reading requests", () => {
   test("GET one and an app's list: the app's side and the API's owner; anyone else 404, anonymous 401", async () => {
     const appId = await newApp();

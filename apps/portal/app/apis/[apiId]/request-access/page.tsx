@@ -33,9 +33,7 @@ export default async function RequestAccessPage({
   const api = await loadOr404(() => getApi({ db, actor, apiId }));
   const endpoints = await listEndpoints({ db, actor, apiId, query: { limit: MAX_PAGE_SIZE } });
   // Your own apps: an editor may ask for any app through the API, but the form offers the apps you own.
-  const apps = (await listApps({ db, actor, limit: MAX_PAGE_SIZE })).items.filter(
-    (a) => a.kind === "standard" && a.ownerId === actor.userId,
-  );
+  const apps = (await listApps({ db, actor, limit: MAX_PAGE_SIZE, ownOnly: true })).items;
   const wanted = (Array.isArray(endpoint) ? endpoint : endpoint ? [endpoint] : []).filter((id) => z.uuid().safeParse(id).success);
   const preselected = wanted.filter((id) => endpoints.items.some((e) => e.id === id));
 
