@@ -260,6 +260,48 @@ export const accessRequestEndpoints = pgTable(
   (t) => [primaryKey({ columns: [t.requestId, t.endpointId] }), index("access_request_endpoints_endpoint_idx").on(t.endpointId)],
 );
 
+/** A webhook delivery waits (pending, also between retries), arrived (delivered), or ran out of attempts (failed). */
+export const WEBHOOK_DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+export const webhookDeliveryState = pgEnum("webhook_delivery_state", WEBHOOK_DELIVERY_STATES);
+
+/**
+ * Outgoing webhook calls (access requests and their decisions), written in the
+ * transaction of the change they report, so a committed change always gets its
+ * call and a rolled-back one never does. The portal's delivery loop posts each
+ * (HMAC-signed), retries with backoff until `nextAttemptAt`, and keeps the
+ * outcome here as the delivery log. The URL is the one configured when the
+ * event happened; the secret is never stored.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    payload: jsonb("payload").notNull(),
+    state: webhookDeliveryState("state").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** When the loop may (re)try it; while an attempt runs, the end of that attempt's lease. */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lastAttemptAt: timestamp("last_attempt_at", { withTimezone: true }),
+    /** The HTTP status of the last attempt, null when it got no response. */
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    index("webhook_deliveries_created_idx").on(t.createdAt.desc()),
+    check("webhook_deliveries_event_format", sql`${t.event} ~ '^[a-z_]+\\.[a-z_]+$'`),
+    check("webhook_deliveries_url_http", sql`${t.url} ~ '^https?://'`),
+    check("webhook_deliveries_payload_object", sql`jsonb_typeof(${t.payload}) = 'object'`),
+    check("webhook_deliveries_attempts", sql`${t.attempts} >= 0`),
+    check("webhook_deliveries_delivered", sql`(${t.state} = 'delivered') = (${t.deliveredAt} is not null)`),
+  ],
+);
+
 /**
  * Signing keys for tokens. The private key is stored only encrypted (AES-256-GCM
  * under a key from the environment). At most one key is active; retired keys stay
@@ -452,6 +494,7 @@ export type AppGrant = typeof appGrants.$inferSelect;
 export type NewAppGrant = typeof appGrants.$inferInsert;
 export type AccessRequest = typeof accessRequests.$inferSelect;
 export type AccessRequestEndpoint = typeof accessRequestEndpoints.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type SigningKey = typeof signingKeys.$inferSelect;
 export type IssuedToken = typeof issuedTokens.$inferSelect;
 export type Session = typeof sessions.$inferSelect;

@@ -71,6 +71,7 @@ describe("migrations", () => {
         "signing_keys",
         "streaming_apis",
         "users",
+        "webhook_deliveries",
       ],
     );
   });

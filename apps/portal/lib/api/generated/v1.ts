@@ -688,6 +688,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The outgoing webhook's delivery log, newest first (admins) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1074,6 +1091,32 @@ export interface components {
             subject: string;
             /** @description The subject version publishes are encoded with; null: the latest */
             version: number | null;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Also the body's `id`: the same on every retry
+             */
+            id: string;
+            /** @description access_request.created, .approved, .rejected or .withdrawn */
+            event: string;
+            url: string;
+            /** @description The JSON body that is posted */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            lastAttemptAt: string | null;
+            /** @description HTTP status of the last attempt; null when there was no answer */
+            lastStatus: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            deliveredAt: string | null;
         };
     };
     responses: never;
@@ -2801,6 +2844,43 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
                         /** @description Pass as ?cursor= for the next page; null on the last page */
                         nextCursor: string | null;
                     };

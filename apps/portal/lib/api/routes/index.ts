@@ -14,6 +14,7 @@ import { schemaRegistryRoutes } from "./schema-registry";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
 import { topicRoutes } from "./topics";
+import { webhookRoutes } from "./webhooks";
 
 export const allRoutes: RouteDef[] = [
   ...accountRoutes,
@@ -29,4 +30,5 @@ export const allRoutes: RouteDef[] = [
   ...accessRequestRoutes,
   ...signingKeyRoutes,
   ...auditRoutes,
+  ...webhookRoutes,
 ];

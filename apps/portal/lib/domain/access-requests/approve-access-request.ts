@@ -15,6 +15,7 @@ import type { Database, Tx } from "../../db";
 import { conflict } from "../../errors";
 import { recordChange } from "../../outbox/record-change";
 import { covers, parsePattern, type Op } from "../../permissions/match";
+import { enqueueWebhook } from "../webhooks/enqueue-webhook";
 import { loadAccessRequest } from "./access-request-view";
 import { assertPending } from "./assert-pending";
 
@@ -86,6 +87,7 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
     before: request,
     after: { ...after, grants: { created, extended, alreadyCovered } },
   });
+  await enqueueWebhook(tx, "access_request.approved", { request: after, grants: { created, extended, alreadyCovered } });
   return { request: after!, grants: { created, extended, alreadyCovered } };
 }
 

@@ -12,6 +12,7 @@ import { AppError, conflict, invalid, type FieldError } from "../../errors";
 import { recordChange } from "../../outbox/record-change";
 import type { CreateAccessRequestInput } from "../../validation/access-requests";
 import { loadApp } from "../apps/load-app";
+import { enqueueWebhook } from "../webhooks/enqueue-webhook";
 
 export async function createAccessRequest(options: {
   db: Database;
@@ -63,12 +64,9 @@ export async function createAccessRequest(options: {
       .values({ appId: app.id, apiId: api.id, wholeApi, operations, justification: input.justification, requestedBy: actor.userId || null })
       .returning();
     if (!wholeApi) await tx.insert(accessRequestEndpoints).values(chosen.map((e) => ({ requestId: request!.id, endpointId: e.id })));
-    await recordChange(tx, actor, {
-      action: "access_request.create",
-      entityType: "access_request",
-      entityId: request!.id,
-      after: { ...request, endpoints: wholeApi ? [] : chosen.map((e) => e.path).sort() },
-    });
+    const after = { ...request!, endpoints: wholeApi ? [] : chosen.map((e) => e.path).sort() };
+    await recordChange(tx, actor, { action: "access_request.create", entityType: "access_request", entityId: request!.id, after });
+    await enqueueWebhook(tx, "access_request.created", { request: after });
     // Auto-approval (issue 17 item 2: "auto-approve for some plans") belongs here:
     // once a request carries a plan, an API that auto-approves it calls
     // approveInTransaction(tx, …) before this transaction commits.

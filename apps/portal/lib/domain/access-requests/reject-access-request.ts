@@ -6,6 +6,7 @@ import type { AuthorizedActor } from "../../auth/actor";
 import type { Database } from "../../db";
 import { recordChange } from "../../outbox/record-change";
 import type { RejectAccessRequestInput } from "../../validation/access-requests";
+import { enqueueWebhook } from "../webhooks/enqueue-webhook";
 import { loadAccessRequest } from "./access-request-view";
 import { assertPending } from "./assert-pending";
 
@@ -36,6 +37,7 @@ export async function rejectAccessRequest(options: {
       before: request,
       after,
     });
+    await enqueueWebhook(tx, "access_request.rejected", { request: after });
     return after!;
   });
 }

@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { AuthorizedActor } from "../../auth/actor";
 import type { Database } from "../../db";
 import { recordChange } from "../../outbox/record-change";
+import { enqueueWebhook } from "../webhooks/enqueue-webhook";
 import { loadAccessRequest } from "./access-request-view";
 import { assertPending } from "./assert-pending";
 
@@ -30,6 +31,7 @@ export async function withdrawAccessRequest(options: { db: Database; actor: Auth
       before: request,
       after,
     });
+    await enqueueWebhook(tx, "access_request.withdrawn", { request: after });
     return after!;
   });
 }
