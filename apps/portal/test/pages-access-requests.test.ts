@@ -96,4 +96,13 @@ describe("access-request pages", () => {
     assert.equal((await page(`/apps/${appId}`, cookies.apiOwner)).status, 404);
     assert.equal((await page(`/apps/${appId}`, cookies.editor)).status, 200);
   });
+
+  test("the webhook delivery log is for admins: others get 403, signed-out visitors sign in", async () => {
+    assert.equal((await page("/settings/webhooks")).status, 307);
+    for (const other of ["requester", "apiOwner", "editor"])
+      assert.equal((await page("/settings/webhooks", cookies[other])).status, 403, other);
+    const res = await page("/settings/webhooks", cookies.admin);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /No webhook is configured/);
+  });
 });
