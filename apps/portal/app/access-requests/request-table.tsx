@@ -48,6 +48,8 @@ export function AccessRequestTable({
             <Td>
               {r.wholeApi ? (
                 <span>the whole API</span>
+              ) : r.endpoints.length === 0 ? (
+                <span className="text-slate-500">endpoints since deleted</span>
               ) : (
                 <ul className="space-y-0.5">
                   {r.endpoints.map((e) => (
