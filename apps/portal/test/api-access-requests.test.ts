@@ -420,6 +420,25 @@ describe("the role matrix of the decisions", () => {
   });
 });
 
+describe("concurrent calls", () => {
+  test("two decisions at once: exactly one wins, the other is 409; two overlapping requests at once: one is 409", async () => {
+    const appId = await newApp();
+    const id = (await request(appId, { endpointIds: [quotes.id] })).data!.id;
+    const decisions = await Promise.all([
+      apiOwner.api.POST("/access-requests/{requestId}/approve", byId(id)),
+      editor.api.POST("/access-requests/{requestId}/reject", { ...byId(id), body: { reason: "racing" } }),
+      admin.api.POST("/access-requests/{requestId}/approve", byId(id)),
+    ]);
+    assert.deepEqual(decisions.map((d) => d.response.status).sort(), [200, 409, 409]);
+    const decided = (await auditActions(id)).filter((a) => a.action !== "access_request.create");
+    assert.equal(decided.length, 1, "one decision is audited");
+
+    const other = await newApp();
+    const asks = await Promise.all([request(other, {}), request(other, { endpointIds: [trades.id] })]);
+    assert.deepEqual(asks.map((a) => a.response.status).sort(), [201, 409]);
+  });
+});
+
 describe("reading requests", () => {
   test("GET one and an app's list: the app's side and the API's owner; anyone else 404, anonymous 401", async () => {
     const appId = await newApp();
