@@ -68,3 +68,27 @@ export function bridgeHealthUrl(): string {
 export function trustProxy(): boolean {
   return env("SLUICE_TRUST_PROXY") === "1";
 }
+
+export interface WebhookSettings {
+  url: string;
+  secret: string;
+}
+
+/**
+ * The outgoing webhook for access requests: SLUICE_WEBHOOK_URL (http or https)
+ * and SLUICE_WEBHOOK_SECRET (the HMAC key, at least 32 characters). Neither set:
+ * no webhook. One without the other, or a bad value, is a misconfiguration the
+ * portal reports instead of silently dropping calls.
+ */
+export function webhookSettings(): WebhookSettings | undefined {
+  const url = env("SLUICE_WEBHOOK_URL");
+  const secret = env("SLUICE_WEBHOOK_SECRET");
+  if (!url && !secret) return undefined;
+  if (!url || !secret)
+    throw new AppError("misconfigured", 500, "Set both SLUICE_WEBHOOK_URL and SLUICE_WEBHOOK_SECRET for the webhook, or neither.");
+  if (!/^https?:\/\/[^\s]+$/.test(url) || !URL.canParse(url))
+    throw new AppError("misconfigured", 500, "SLUICE_WEBHOOK_URL must be an http:// or https:// URL.");
+  if (secret.length < 32)
+    throw new AppError("misconfigured", 500, "SLUICE_WEBHOOK_SECRET must be at least 32 characters (openssl rand -hex 32).");
+  return { url, secret };
+}

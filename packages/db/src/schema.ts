@@ -13,6 +13,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -41,6 +42,10 @@ export const accountLinkPurpose = pgEnum("account_link_purpose", ["first_admin",
  * has no grants and no other tokens.
  */
 export const appKind = pgEnum("app_kind", ["standard", "console"]);
+/** pending until a decider approves or rejects it, or the requester withdraws it; every other state is final. */
+export const ACCESS_REQUEST_STATES = ["pending", "approved", "rejected", "withdrawn"] as const;
+export type AccessRequestState = (typeof ACCESS_REQUEST_STATES)[number];
+export const accessRequestState = pgEnum("access_request_state", ACCESS_REQUEST_STATES);
 
 /** The operations an endpoint allows and a grant or token permits. */
 export const OPERATIONS = ["subscribe", "publish"] as const;
@@ -216,6 +221,103 @@ export const appGrants = pgTable(
     unique("app_grants_app_pattern_key").on(t.appId, t.endpointPattern),
     check("app_grants_pattern_format", sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`),
     check("app_grants_operations_valid", operationsCheck("operations")),
+  ],
+);
+
+/**
+ * An app owner's request for access to an API: the whole API (`wholeApi`, the
+ * endpoints it has when approved) or the endpoints listed in
+ * access_request_endpoints, with operations. Approving creates the app's grants
+ * in the same transaction. A decided request is final: the checks tie every
+ * state to its decision fields, so no code path can store a half-decided row.
+ * Later work (plans, issue 17 item 2) adds the plan the request asks for here.
+ */
+export const accessRequests = pgTable(
+  "access_requests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    appId: uuid("app_id")
+      .notNull()
+      .references(() => apps.id, { onDelete: "cascade" }),
+    apiId: uuid("api_id")
+      .notNull()
+      .references(() => streamingApis.id, { onDelete: "cascade" }),
+    wholeApi: boolean("whole_api").notNull(),
+    operations: text("operations").array().notNull(),
+    justification: text("justification").notNull(),
+    state: accessRequestState("state").notNull().default("pending"),
+    requestedBy: uuid("requested_by").references(() => users.id, { onDelete: "set null" }),
+    requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
+    // Who approved, rejected or withdrew it, and when (null while pending).
+    decidedBy: uuid("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    /** Why it was rejected; only a rejection has (and needs) one. */
+    reason: text("reason"),
+  },
+  (t) => [
+    index("access_requests_app_idx").on(t.appId, t.requestedAt.desc()),
+    index("access_requests_api_state_idx").on(t.apiId, t.state),
+    check("access_requests_operations_valid", operationsCheck("operations")),
+    check("access_requests_justification_length", sql`char_length(${t.justification}) between 1 and 500`),
+    check("access_requests_decided", sql`(${t.state} = 'pending') = (${t.decidedAt} is null)`),
+    check("access_requests_reason", sql`(${t.state} = 'rejected') = (${t.reason} is not null)`),
+    check("access_requests_reason_length", sql`${t.reason} is null or char_length(${t.reason}) between 1 and 500`),
+  ],
+);
+
+/** The endpoints an endpoint-level access request names (none for a whole-API request). */
+export const accessRequestEndpoints = pgTable(
+  "access_request_endpoints",
+  {
+    requestId: uuid("request_id")
+      .notNull()
+      .references(() => accessRequests.id, { onDelete: "cascade" }),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => endpoints.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.requestId, t.endpointId] }), index("access_request_endpoints_endpoint_idx").on(t.endpointId)],
+);
+
+/** A webhook delivery waits (pending, also between retries), arrived (delivered), or ran out of attempts (failed). */
+export const WEBHOOK_DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+export const webhookDeliveryState = pgEnum("webhook_delivery_state", WEBHOOK_DELIVERY_STATES);
+
+/**
+ * Outgoing webhook calls (access requests and their decisions), written in the
+ * transaction of the change they report, so a committed change always gets its
+ * call and a rolled-back one never does. The portal's delivery loop posts each
+ * (HMAC-signed), retries with backoff until `nextAttemptAt`, and keeps the
+ * outcome here as the delivery log. The URL is the one configured when the
+ * event happened; the secret is never stored.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    payload: jsonb("payload").notNull(),
+    state: webhookDeliveryState("state").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** When the loop may (re)try it; while an attempt runs, the end of that attempt's lease. */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lastAttemptAt: timestamp("last_attempt_at", { withTimezone: true }),
+    /** The HTTP status of the last attempt, null when it got no response. */
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    index("webhook_deliveries_created_idx").on(t.createdAt.desc()),
+    check("webhook_deliveries_event_format", sql`${t.event} ~ '^[a-z_]+\\.[a-z_]+$'`),
+    check("webhook_deliveries_url_http", sql`${t.url} ~ '^https?://'`),
+    check("webhook_deliveries_payload_object", sql`jsonb_typeof(${t.payload}) = 'object'`),
+    check("webhook_deliveries_attempts", sql`${t.attempts} >= 0`),
+    check("webhook_deliveries_delivered", sql`(${t.state} = 'delivered') = (${t.deliveredAt} is not null)`),
   ],
 );
 
@@ -409,6 +511,9 @@ export type App = typeof apps.$inferSelect;
 export type NewApp = typeof apps.$inferInsert;
 export type AppGrant = typeof appGrants.$inferSelect;
 export type NewAppGrant = typeof appGrants.$inferInsert;
+export type AccessRequest = typeof accessRequests.$inferSelect;
+export type AccessRequestEndpoint = typeof accessRequestEndpoints.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type SigningKey = typeof signingKeys.$inferSelect;
 export type IssuedToken = typeof issuedTokens.$inferSelect;
 export type Session = typeof sessions.$inferSelect;

@@ -56,6 +56,8 @@ describe("migrations", () => {
     assert.deepEqual(
       rows.map((r) => r.table_name),
       [
+        "access_request_endpoints",
+        "access_requests",
         "account_links",
         "api_keys",
         "app_grants",
@@ -69,6 +71,7 @@ describe("migrations", () => {
         "signing_keys",
         "streaming_apis",
         "users",
+        "webhook_deliveries",
       ],
     );
   });
@@ -236,6 +239,30 @@ describe("migrations", () => {
     await expectViolation(tokenSql, [app.id, "k2", { sub: [] }, new Date(Date.now() - 1000)], "issued_tokens_lifetime");
     await expectViolation(tokenSql, [app.id, "missing", { sub: [] }, new Date(Date.now() + 1000)], "issued_tokens_kid_signing_keys_kid_fk");
     await expectViolation("delete from signing_keys where kid = 'k2'", [], "issued_tokens_kid_signing_keys_kid_fk");
+  });
+
+  test("access requests: every state carries exactly its decision fields", async () => {
+    const apiId = await insertApi("Requests");
+    const { rows: apps } = await client.query("insert into apps (name) values ('Requester') returning id");
+    const appId = apps[0].id;
+    const insert = (columns: string, values: string) =>
+      `insert into access_requests (app_id, api_id, whole_api, operations, justification${columns}) values ($1, $2, true, $3, $4${values})`;
+    const base = [appId, apiId, ["subscribe"], "for the dashboard"];
+    await client.query(insert("", ""), base);
+    await expectViolation(insert("", ""), [appId, apiId, ["read"], "x"], "access_requests_operations_valid");
+    await expectViolation(insert("", ""), [appId, apiId, ["subscribe"], ""], "access_requests_justification_length");
+    await expectViolation(insert("", ""), [appId, apiId, ["subscribe"], "x".repeat(501)], "access_requests_justification_length");
+    await expectViolation(insert(", decided_at", ", now()"), base, "access_requests_decided");
+    await expectViolation(insert(", state", ", 'approved'"), base, "access_requests_decided");
+    await expectViolation(insert(", state, decided_at", ", 'rejected', now()"), base, "access_requests_reason");
+    await expectViolation(insert(", state, decided_at, reason", ", 'approved', now(), 'fine'"), base, "access_requests_reason");
+    await expectViolation(insert(", state, decided_at, reason", ", 'rejected', now(), ''"), base, "access_requests_reason_length");
+    await client.query(insert(", state, decided_at, reason", ", 'rejected', now(), 'use the public feed'"), base);
+    await client.query(insert(", state, decided_at", ", 'withdrawn', now()"), base);
+    // Deleting the API deletes its requests.
+    await client.query("delete from streaming_apis where id = $1", [apiId]);
+    const { rows } = await client.query("select count(*)::int as n from access_requests where app_id = $1", [appId]);
+    assert.equal(rows[0].n, 0);
   });
 
   test("catalog outbox notifies on commit and never on rollback", async () => {

@@ -10,6 +10,7 @@ export default async function SettingsLayout({ children }: { children: React.Rea
       ? [
           { href: "/settings/users", label: "Users" },
           { href: "/settings/signing-keys", label: "Signing keys" },
+          { href: "/settings/webhooks", label: "Webhook" },
         ]
       : []),
   ];

@@ -56,6 +56,12 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
             <ButtonLink variant="secondary" href={`/apis/${api.id}/docs`}>
               AsyncAPI docs
             </ButtonLink>
+            <ButtonLink href={`/apis/${api.id}/request-access`}>Request access</ButtonLink>
+            {canEdit || api.owner?.id === actor.userId ? (
+              <ButtonLink variant="secondary" href={`/access-requests?apiId=${api.id}`}>
+                Access requests
+              </ButtonLink>
+            ) : null}
             {canEdit ? (
               <>
                 <ButtonLink variant="secondary" href={`/apis/${api.id}/edit`}>

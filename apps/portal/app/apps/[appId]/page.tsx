@@ -13,6 +13,7 @@ import { pageActor } from "@/lib/auth/current-user";
 import { tokenSettings } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
+import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-requests";
 import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
 import { formatDateTime, formatRelativeSeconds } from "@/lib/format";
@@ -27,6 +28,8 @@ import {
   RevokeAllTokensButton,
   RevokeTokenButton,
 } from "../app-forms";
+import { WithdrawButton } from "../../access-requests/access-request-forms";
+import { AccessRequestTable } from "../../access-requests/request-table";
 
 export const metadata: Metadata = { title: "App · Sluice" };
 
@@ -70,6 +73,7 @@ export default async function AppPage({
   const db = getDb();
   const app = await loadOr404(() => getApp({ db, actor, appId }));
   const grants = await listGrants({ db, actor, appId });
+  const requests = await listAppAccessRequests({ db, actor, appId, limit: DEFAULT_PAGE_SIZE });
   const tokens = await loadOr404(() => listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }));
   const editor = hasRole(actor, "editor");
   const { maxLifetimeSeconds } = tokenSettings();
@@ -107,13 +111,14 @@ export default async function AppPage({
             Grants
           </h2>
           <p className="mb-4 text-sm text-slate-600">
-            What tokens of this app may be allowed to do. {editor ? "" : "Editors and admins set grants; ask one for access."}
+            What tokens of this app may be allowed to do.{" "}
+            {editor ? "" : "Editors and admins set grants; to get some, request access from an API's or endpoint's page."}
           </p>
           {grants.length === 0 ? (
             <EmptyState title="No grants yet">
               {editor
                 ? "Add one below: an endpoint path or a wildcard such as /prices/*."
-                : "An editor or admin must grant this app endpoints before you can mint tokens."}
+                : "Request access from an API's or endpoint's page in the catalog; once approved, the grants appear here and you can mint tokens."}
             </EmptyState>
           ) : (
             <Table caption="Grants">
@@ -151,6 +156,31 @@ export default async function AppPage({
               <AddGrantForm appId={app.id} />
             </div>
           ) : null}
+        </section>
+      )}
+
+      {isConsole ? null : (
+        <section aria-labelledby="access-requests-heading" className="mb-10">
+          <h2 id="access-requests-heading" className="mb-1 text-lg font-semibold">
+            Access requests
+          </h2>
+          <p className="mb-4 text-sm text-slate-600">
+            What this app asked for and what the API&apos;s owner or an editor decided. Ask for more from an API&apos;s page in the{" "}
+            <a className="text-teal-800 underline" href="/apis">
+              catalog
+            </a>
+            .
+          </p>
+          {requests.items.length === 0 ? (
+            <EmptyState title="No access requests yet">Request access from an API&apos;s or endpoint&apos;s page.</EmptyState>
+          ) : (
+            <AccessRequestTable
+              caption="Access requests of this app"
+              requests={requests.items}
+              show="api"
+              actions={(r) => (r.state === "pending" ? <WithdrawButton requestId={r.id} /> : null)}
+            />
+          )}
         </section>
       )}
 

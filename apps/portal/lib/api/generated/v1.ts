@@ -530,6 +530,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/access-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deciders' inbox: access requests, newest first
+         * @description Editors and admins see every request, an API's owner the requests for the APIs they own, anyone else none. An app's own requests: GET /apps/{appId}/access-requests.
+         */
+        get: operations["listAccessRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an access request
+         * @description For the app's side (owner, editors, admins) and the API's owner; anyone else gets 404.
+         */
+        get: operations["getAccessRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending access request, creating the app's grants
+         * @description The API's owner, editors and admins. In one transaction: one grant per endpoint for the requested operations it allows (an exact endpoint's path; /topic/* for a parameterised endpoint; for a whole-API request the endpoints the API has now). Grants the app already has are kept (or gain missing operations). A decided request is 409.
+         */
+        post: operations["approveAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-requests/{requestId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pending access request with a reason
+         * @description The API's owner, editors and admins. The requester sees the reason. A decided request is 409.
+         */
+        post: operations["rejectAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-requests/{requestId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a pending access request
+         * @description The app's owner, editors and admins. A decided request is 409.
+         */
+        post: operations["withdrawAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{appId}/access-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An app's access requests with their state, decider and reason, newest first */
+        get: operations["listAppAccessRequests"];
+        put?: never;
+        /**
+         * Ask for access to an API or some of its endpoints for an app
+         * @description The app's owner (editors and admins for any app). Leave endpointIds out for the whole API. Each chosen endpoint must allow every operation asked for. A pending request of the app that overlaps this one (same endpoint, or the whole API) is 409.
+         */
+        post: operations["createAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signing-keys": {
         parameters: {
             query?: never;
@@ -587,10 +708,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The outgoing webhook's delivery log, newest first (admins) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccessRequest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            appId: string;
+            appName: string;
+            /** Format: uuid */
+            apiId: string;
+            apiName: string;
+            apiVersion: string;
+            /** @description true: every endpoint the API has when approved; false: the endpoints listed */
+            wholeApi: boolean;
+            /** @description The endpoints asked for (empty for a whole-API request) */
+            endpoints: {
+                /** Format: uuid */
+                id: string;
+                path: string;
+            }[];
+            operations: ("subscribe" | "publish")[];
+            justification: string;
+            /** @enum {string} */
+            state: "pending" | "approved" | "rejected" | "withdrawn";
+            requestedBy: string | null;
+            requestedByEmail: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description Who approved, rejected or withdrew it */
+            decidedBy: string | null;
+            decidedByEmail: string | null;
+            decidedAt: string | null;
+            /** @description The rejection's reason */
+            reason: string | null;
+        };
+        AccessRequestApproval: {
+            request: components["schemas"]["AccessRequest"];
+            grants: {
+                /** @description Grants the approval added */
+                created: components["schemas"]["Grant"][];
+                /** @description Grants of the same pattern that gained the operations asked for */
+                extended: components["schemas"]["Grant"][];
+                /** @description Patterns the app's grants already covered */
+                alreadyCovered: string[];
+            };
+        };
         ApiKey: {
             /** Format: uuid */
             id: string;
@@ -949,6 +1131,32 @@ export interface components {
             subject: string;
             /** @description The subject version publishes are encoded with; null: the latest */
             version: number | null;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Also the body's `id`: the same on every retry
+             */
+            id: string;
+            /** @description access_request.created, .approved, .rejected or .withdrawn */
+            event: string;
+            url: string;
+            /** @description The JSON body that is posted */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            lastAttemptAt: string | null;
+            /** @description HTTP status of the last attempt; null when there was no answer */
+            lastStatus: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            deliveredAt: string | null;
         };
     };
     responses: never;
@@ -2383,6 +2591,261 @@ export interface operations {
             };
         };
     };
+    listAccessRequests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Only requests in this state */
+                state?: "pending" | "approved" | "rejected" | "withdrawn";
+                /** @description Only requests for this API */
+                apiId?: string;
+                /** @description Only requests of this app */
+                appId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AccessRequest"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequestApproval"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rejectAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the requester on the app page (1–500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAppAccessRequests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AccessRequest"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    apiId: string;
+                    /** @description The endpoints of the API to access; leave out to ask for the whole API (every endpoint it has when approved) */
+                    endpointIds?: string[];
+                    /** @description Each chosen endpoint must allow every operation; for the whole API, each endpoint gets what it allows */
+                    operations: ("subscribe" | "publish")[];
+                    /** @description Why the app needs it, for the decider (1–500 characters) */
+                    justification: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSigningKeys: {
         parameters: {
             query?: never;
@@ -2487,6 +2950,43 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
                         /** @description Pass as ?cursor= for the next page; null on the last page */
                         nextCursor: string | null;
                     };

@@ -32,7 +32,7 @@ export const appSchema = z
   })
   .meta({ id: "App" });
 
-const grantSchema = z
+export const grantSchema = z
   .object({
     id: z.uuid(),
     appId: z.uuid(),

@@ -1,6 +1,7 @@
 // Every /api/v1 operation, grouped by area. Add a route by adding it to its
 // area's list; the router and the OpenAPI document both read this one array.
 import type { RouteDef } from "../route";
+import { accessRequestRoutes } from "./access-requests";
 import { accountRoutes } from "./account";
 import { apiRoutes } from "./apis";
 import { appRoutes } from "./apps";
@@ -13,6 +14,7 @@ import { schemaRegistryRoutes } from "./schema-registry";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
 import { topicRoutes } from "./topics";
+import { webhookRoutes } from "./webhooks";
 
 export const allRoutes: RouteDef[] = [
   ...accountRoutes,
@@ -25,6 +27,8 @@ export const allRoutes: RouteDef[] = [
   ...clientRoutes,
   ...appRoutes,
   ...tokenRoutes,
+  ...accessRequestRoutes,
   ...signingKeyRoutes,
   ...auditRoutes,
+  ...webhookRoutes,
 ];

@@ -21,9 +21,18 @@ export const appColumns = {
   updatedAt: apps.updatedAt,
 };
 
-export async function listApps(options: { db: DbOrTx; actor: Actor; q?: string; limit: number; cursor?: string }) {
+export async function listApps(options: {
+  db: DbOrTx;
+  actor: Actor;
+  q?: string;
+  limit: number;
+  cursor?: string;
+  /** Only the caller's own standard apps, whatever their role (the apps they may ask access for in the portal). */
+  ownOnly?: boolean;
+}) {
   const filters: (SQL | undefined)[] = [];
-  if (!hasRole(options.actor, "editor")) filters.push(eq(apps.ownerId, options.actor.userId));
+  if (options.ownOnly || !hasRole(options.actor, "editor")) filters.push(eq(apps.ownerId, options.actor.userId));
+  if (options.ownOnly) filters.push(eq(apps.kind, "standard"));
   const q = options.q?.trim();
   if (q) {
     const like = likePattern(q);

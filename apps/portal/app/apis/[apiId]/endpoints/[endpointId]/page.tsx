@@ -83,6 +83,10 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           ) : null
         }
       />
+      {/* Access requests (issue 17): the form lives on the API's request page, with this endpoint preselected. */}
+      <div className="mb-6">
+        <ButtonLink href={`/apis/${apiId}/request-access?endpoint=${endpoint.id}`}>Request access</ButtonLink>
+      </div>
 
       <dl className="mb-8 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2 lg:grid-cols-3">
         <Fact term="Kafka topic">
