@@ -59,6 +59,8 @@ type vectorEndpoint struct {
 	Operations    []string        `json:"operations"`
 	PayloadFormat string          `json:"payload_format"`
 	JSONSchema    json.RawMessage `json:"json_schema"`
+	ValueSchema   *vectorSubject  `json:"value_schema"`
+	KeySchema     *vectorSubject  `json:"key_schema"`
 	API           API             `json:"api"`
 }
 
@@ -79,6 +81,21 @@ func loadCatalogVectors(t *testing.T) catalogVectors {
 }
 
 // gatewayView is an endpoint as the vectors describe it, read from the catalog.
+// vectorSubject is a value_schema or key_schema; version null is 0 here.
+type vectorSubject struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+func subjectView(s *SubjectSchema) *vectorSubject {
+	if s == nil {
+		return nil
+	}
+	return &vectorSubject{Subject: s.Subject, Version: s.Version}
+}
+
+func sameSubjectView(a, b *vectorSubject) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
 func gatewayView(e *Endpoint) vectorEndpoint {
 	v := vectorEndpoint{ID: e.ID, Path: e.Path, Topic: e.Topic, PayloadFormat: string(e.Format), API: e.API, Operations: []string{}}
 	if e.KeyParam != "" {
@@ -93,6 +110,7 @@ func gatewayView(e *Endpoint) vectorEndpoint {
 		v.Operations = append(v.Operations, "publish")
 	}
 	v.JSONSchema = e.SchemaJSON
+	v.ValueSchema, v.KeySchema = subjectView(e.ValueSchema), subjectView(e.KeySchema)
 	return v
 }
 
@@ -157,6 +175,9 @@ func TestCatalogRecordVectors(t *testing.T) {
 				}
 				if !sameJSON(t, g.JSONSchema, w.JSONSchema) {
 					t.Errorf("endpoint %s: schema %s, want %s", w.ID, g.JSONSchema, w.JSONSchema)
+				}
+				if !sameSubjectView(g.ValueSchema, w.ValueSchema) || !sameSubjectView(g.KeySchema, w.KeySchema) {
+					t.Errorf("endpoint %s: value_schema %+v key_schema %+v, want %+v %+v", w.ID, g.ValueSchema, g.KeySchema, w.ValueSchema, w.KeySchema)
 				}
 			}
 
