@@ -94,7 +94,9 @@ func subjectView(s *SubjectSchema) *vectorSubject {
 	return &vectorSubject{Subject: s.Subject, Version: s.Version}
 }
 
-func sameSubjectView(a, b *vectorSubject) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+func sameSubjectView(a, b *vectorSubject) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
 
 func gatewayView(e *Endpoint) vectorEndpoint {
 	v := vectorEndpoint{ID: e.ID, Path: e.Path, Topic: e.Topic, PayloadFormat: string(e.Format), API: e.API, Operations: []string{}}

@@ -3,6 +3,8 @@ package edge
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/protocol"
 	"github.com/sluicehq/sluice/apps/gateway/internal/quota"
@@ -20,6 +22,7 @@ func (s *Edge) admit(app string) *protocol.Error {
 	perr := s.opt.Quota.Open(app)
 	if perr != nil {
 		s.opt.Meter.App(app).RefusedConnection()
+		s.opt.Metrics.QuotaRefusals.WithLabelValues("connection").Inc()
 	}
 	return perr
 }
@@ -40,6 +43,7 @@ func (s *Edge) admitSubscription(app, path string, current []string) *protocol.E
 	perr := plan.AdmitSubscription(under)
 	if perr != nil {
 		s.opt.Meter.App(app).Endpoint(endpointOf(s.opt.Catalog, path)).Refused(usage.RefusedSubscription, 1)
+		s.opt.Metrics.QuotaRefusals.WithLabelValues("subscription").Inc()
 	}
 	return perr
 }
@@ -49,6 +53,7 @@ func (s *Edge) admitPublish(app, path string) *protocol.Error {
 	perr := s.opt.Quota.PlanFor(app, path).AdmitPublish()
 	if perr != nil {
 		s.opt.Meter.App(app).Endpoint(endpointOf(s.opt.Catalog, path)).Refused(usage.RefusedPublish, 1)
+		s.opt.Metrics.QuotaRefusals.WithLabelValues("publish").Inc()
 	}
 	return perr
 }
@@ -61,16 +66,18 @@ func (s *Edge) limitDeliveries(q *outQueue, app string) {
 		return
 	}
 	q.mu.Lock()
-	q.quota = &deliveryQuota{edge: s, app: app, byPath: map[string]deliveryPlan{}}
+	q.quota = &deliveryQuota{edge: s, app: app, byPath: map[string]deliveryPlan{}, refusedDeliveries: s.opt.Metrics.QuotaRefusals.WithLabelValues("delivery")}
 	q.mu.Unlock()
 }
 
 // deliveryQuota is a session's view of its app's delivery rates: the plan of
 // each path it is sent, looked up once a second. Used under outQueue.mu.
 type deliveryQuota struct {
-	edge   *Edge
-	app    string
-	byPath map[string]deliveryPlan
+	edge *Edge
+	app  string
+	// refusedDeliveries is the metric's child, looked up once.
+	refusedDeliveries prometheus.Counter
+	byPath            map[string]deliveryPlan
 	// runs are the gaps of refused messages not yet taken by the writer, by
 	// endpoint and place: a refused message extends its run's gap.
 	runs map[runKey]*protocol.Gap
@@ -110,6 +117,7 @@ func (d *deliveryQuota) admit(f *hub.Frame, now time.Time) (ok bool, gap *protoc
 		return true, nil
 	}
 	dp.usage.Refused(usage.RefusedDelivered, 1)
+	d.refusedDeliveries.Inc()
 	if g := d.runs[k]; g != nil {
 		g.ToSeq = f.Seq + 1 // the endpoint's messages in between were refused too
 		return false, nil

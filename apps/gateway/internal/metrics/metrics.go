@@ -20,6 +20,9 @@ type Metrics struct {
 	RevocationCloses prometheus.Counter
 	ExpiryCloses     prometheus.Counter
 	FrameErrors      *prometheus.CounterVec // error frames sent, by code
+	// QuotaRefusals counts what the apps' plans refused, by kind:
+	// connection, subscription, publish, delivery (messages not sent).
+	QuotaRefusals *prometheus.CounterVec
 	// Delay is record timestamp → written to the client's socket.
 	Delay prometheus.Histogram
 }
@@ -41,6 +44,7 @@ func New() *Metrics {
 		RevocationCloses: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_revocation_closes_total", Help: "Connections closed because their token or app was revoked."}),
 		ExpiryCloses:     prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_expiry_closes_total", Help: "Connections closed because their token expired."}),
 		FrameErrors:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_gateway_error_frames_total", Help: "Error frames sent, by protocol code."}, []string{"code"}),
+		QuotaRefusals:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_gateway_quota_refusals_total", Help: "What the apps' plans refused: connections, subscriptions, publishes, deliveries (messages not sent)."}, []string{"kind"}),
 		Delay: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "sluice_gateway_delivery_delay_seconds",
 			Help:    "From the Kafka record timestamp to the frame written to the client.",
@@ -48,7 +52,7 @@ func New() *Metrics {
 		}),
 	}
 	r.MustRegister(m.Connections, m.MessagesOut, m.BytesOut, m.MessagesIn, m.BytesIn, m.Dropped,
-		m.SlowDisconnects, m.RevocationCloses, m.ExpiryCloses, m.FrameErrors, m.Delay)
+		m.SlowDisconnects, m.RevocationCloses, m.ExpiryCloses, m.FrameErrors, m.QuotaRefusals, m.Delay)
 	return m
 }
 

@@ -136,6 +136,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	m.AddCounterFunc("sluice_gateway_frames_built_total", "Records that had subscribers (one frame each, shared).", func() float64 { return float64(stats.Frames.Load()) })
 	m.AddCounterFunc("sluice_gateway_resumes_from_cache_total", "Subscriptions resumed from the in-memory cache.", func() float64 { return float64(stats.CacheHits.Load()) })
 	m.AddCounterFunc("sluice_gateway_catchup_reads_total", "Subscriptions that read history from Kafka.", func() float64 { return float64(stats.CatchUps.Load()) })
+	m.AddGaugeFunc("sluice_gateway_catalog_offset_lag", "Catalog records this node has not applied yet.", func() float64 { return float64(cat.OffsetLag()) })
 	m.AddCounterFunc("sluice_gateway_catchup_passes_total", "Passes over a partition that served those reads (each serves every catch-up of the partition waiting at the time).", func() float64 { return float64(stats.CatchUpPasses.Load()) })
 
 	srv := server.New(cfg, log, server.Deps{Edge: e, Metrics: m, Ready: cat.Ready()})
