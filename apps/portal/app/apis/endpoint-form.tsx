@@ -176,7 +176,7 @@ export function EndpointForm({
         ) : null}
         {keyEncoding === "registry" ? (
           <RegistrySchemaFields
-            role="key"
+            side="key"
             topic={liveTopic}
             errors={errors}
             defaults={{

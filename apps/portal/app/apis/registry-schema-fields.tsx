@@ -75,13 +75,13 @@ function prettySchema(text: string): string {
 }
 
 export function RegistrySchemaFields({
-  role = "value",
+  side: role = "value",
   topic,
   defaults,
   errors,
 }: {
-  /** The values' subject (default) or the keys'. */
-  role?: SubjectRole;
+  /** The values' subject (default) or the keys' (not `role`: that is an ARIA attribute to linters). */
+  side?: SubjectRole;
   topic: string;
   defaults: RegistrySchemaDefaults;
   errors: Record<string, string>;

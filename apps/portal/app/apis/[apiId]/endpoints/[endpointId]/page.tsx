@@ -130,7 +130,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             Message schema
           </h2>
           {endpoint.valueSchema ? (
-            <RegistrySchema role="value" subject={endpoint.valueSchema} registered={registered} />
+            <RegistrySchema side="value" subject={endpoint.valueSchema} registered={registered} />
           ) : endpoint.jsonSchema ? (
             <pre
               className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
@@ -150,7 +150,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             <h2 id="key-schema-heading" className="mb-2 text-base font-semibold">
               Key schema
             </h2>
-            <RegistrySchema role="key" subject={endpoint.keySchema} registered={registeredKey} />
+            <RegistrySchema side="key" subject={endpoint.keySchema} registered={registeredKey} />
           </section>
         ) : null}
         <section aria-labelledby="examples-heading">
@@ -206,11 +206,11 @@ function Fact({ term, children }: { term: string; children: React.ReactNode }) {
 
 /** A registry subject of the endpoint with its schema: the values' (role "value") or the record keys' ("key"). */
 function RegistrySchema({
-  role,
+  side: role,
   subject,
   registered,
 }: {
-  role: "value" | "key";
+  side: "value" | "key";
   subject: { subject: string; version: number | null; strategy: string };
   registered: Awaited<ReturnType<typeof registrySchemaOf>> | null;
 }) {
