@@ -13,6 +13,7 @@ export async function SiteHeader() {
     ? [
         { href: "/apis", label: "Catalog" },
         { href: "/apps", label: "Apps" },
+        { href: "/traffic", label: "Traffic" },
         ...(hasRole(actor, "editor") ? [{ href: "/audit", label: "Audit log" }] : []),
         { href: "/settings", label: "Settings" },
       ]

@@ -13,6 +13,7 @@ import { schemaRegistryRoutes } from "./schema-registry";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
 import { topicRoutes } from "./topics";
+import { usageRoutes } from "./usage";
 
 export const allRoutes: RouteDef[] = [
   ...accountRoutes,
@@ -27,4 +28,5 @@ export const allRoutes: RouteDef[] = [
   ...tokenRoutes,
   ...signingKeyRoutes,
   ...auditRoutes,
+  ...usageRoutes,
 ];

@@ -10,6 +10,7 @@ import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 import { getEndpointValueSchema } from "@/lib/domain/registry/get-endpoint-value-schema";
+import { mayViewApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
 
 import { DeleteButton } from "../../../delete-button";
@@ -44,6 +45,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
   const actor = await pageActor("viewer", `/apis/${apiId}/endpoints/${endpointId}`);
   const endpoint = await loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId }));
   const canEdit = hasRole(actor, "editor");
+  const showTraffic = await mayViewApiUsage({ db: getDb(), actor, apiId: endpoint.api.id });
   const { topics, kafkaError } = await topicsForForm();
   const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
   const registered = endpoint.valueSchema
@@ -64,20 +66,27 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         }
         description={endpoint.description || undefined}
         actions={
-          canEdit ? (
-            <>
-              <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/edit`}>
-                Edit endpoint
+          <>
+            {showTraffic ? (
+              <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/traffic`}>
+                Traffic
               </ButtonLink>
-              <DeleteButton
-                kind="endpoint"
-                apiId={apiId}
-                endpointId={endpoint.id}
-                label="Delete endpoint"
-                confirmText={`Delete the endpoint ${endpoint.path}? Clients subscribed to it are disconnected.`}
-              />
-            </>
-          ) : null
+            ) : null}
+            {canEdit ? (
+              <>
+                <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/edit`}>
+                  Edit endpoint
+                </ButtonLink>
+                <DeleteButton
+                  kind="endpoint"
+                  apiId={apiId}
+                  endpointId={endpoint.id}
+                  label="Delete endpoint"
+                  confirmText={`Delete the endpoint ${endpoint.path}? Clients subscribed to it are disconnected.`}
+                />
+              </>
+            ) : null}
+          </>
         }
       />
 
