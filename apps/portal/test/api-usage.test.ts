@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 
 import { createTopic } from "./catalog-helpers";
-import { rawApi, seedUser, type SeededUser } from "./helpers";
+import { portalUrl, rawApi, seedUser, sessionFor, type SeededUser } from "./helpers";
 
 const usageTopic = process.env.SLUICE_USAGE_TOPIC || "__sluice_usage";
 const kafka = new Kafka({
@@ -299,5 +299,43 @@ describe("usage API", () => {
       }
     }
     assert.deepEqual(got, want);
+  });
+
+  test("role matrix of every traffic page (signed-in sessions; anonymous is sent to sign in)", async () => {
+    const users = { viewer: otherViewer, apiOwner, appOwner, editor, admin };
+    const cookies = Object.fromEntries(
+      await Promise.all(Object.entries(users).map(async ([role, u]) => [role, (await sessionFor(u.user.id)).cookie] as const)),
+    ) as Record<keyof typeof users, string>;
+    const matrix: Array<[string, Record<keyof typeof users, number>]> = [
+      ["/traffic", { viewer: 200, apiOwner: 200, appOwner: 200, editor: 200, admin: 200 }],
+      ["/traffic/nodes", { viewer: 403, apiOwner: 403, appOwner: 403, editor: 200, admin: 200 }],
+      [`/apis/${apiId}/traffic`, { viewer: 403, apiOwner: 200, appOwner: 403, editor: 200, admin: 200 }],
+      [`/apis/${apiId}/endpoints/${endpointId}/traffic`, { viewer: 403, apiOwner: 200, appOwner: 403, editor: 200, admin: 200 }],
+      [`/apps/${appA}/traffic`, { viewer: 404, apiOwner: 404, appOwner: 200, editor: 200, admin: 200 }],
+      // An endpoint under another API's URL is not found.
+      [`/apis/${randomUUID()}/endpoints/${endpointId}/traffic`, { viewer: 403, apiOwner: 404, appOwner: 403, editor: 404, admin: 404 }],
+    ];
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const [path, expected] of matrix) {
+      const anonymous = await fetch(`${portalUrl}${path}`, { redirect: "manual" });
+      got.push(`anonymous ${path} → ${anonymous.status} ${anonymous.headers.get("location")}`);
+      want.push(`anonymous ${path} → 307 /login?next=${encodeURIComponent(path)}`);
+      for (const role of Object.keys(users) as Array<keyof typeof users>) {
+        const res = await fetch(`${portalUrl}${path}`, { headers: { cookie: cookies[role] }, redirect: "manual" });
+        const html = await res.text();
+        got.push(`${role} ${path} → ${res.status}`);
+        want.push(`${role} ${path} → ${expected[role]}`);
+        if (res.status === 200 && path !== "/traffic" && path !== "/traffic/nodes") assert.match(html, /data-testid="usage-view"/, path);
+      }
+    }
+    assert.deepEqual(got, want);
+    // A viewer's /traffic lists only what they own.
+    const own = await (await fetch(`${portalUrl}/traffic`, { headers: { cookie: cookies.appOwner } })).text();
+    assert.match(own, new RegExp(`/apps/${appA}/traffic`));
+    assert.doesNotMatch(own, new RegExp(appB));
+    assert.doesNotMatch(own, /data-testid="usage-view"/);
+    const owner = await (await fetch(`${portalUrl}/traffic`, { headers: { cookie: cookies.apiOwner } })).text();
+    assert.match(owner, new RegExp(`/apis/${apiId}/traffic`));
   });
 });
