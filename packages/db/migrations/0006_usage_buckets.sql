@@ -78,6 +78,8 @@ CREATE TABLE "usage_nodes" (
 );
 --> statement-breakpoint
 CREATE INDEX "usage_endpoint_hours_endpoint_idx" ON "usage_endpoint_hours" USING btree ("endpoint_id","bucket_start");--> statement-breakpoint
+CREATE INDEX "usage_endpoint_hours_app_idx" ON "usage_endpoint_hours" USING btree ("app_id","bucket_start");--> statement-breakpoint
 CREATE INDEX "usage_endpoint_minutes_endpoint_idx" ON "usage_endpoint_minutes" USING btree ("endpoint_id","bucket_start");--> statement-breakpoint
+CREATE INDEX "usage_endpoint_minutes_app_idx" ON "usage_endpoint_minutes" USING btree ("app_id","bucket_start");--> statement-breakpoint
 CREATE INDEX "usage_intervals_interval_start_idx" ON "usage_intervals" USING btree ("interval_start");--> statement-breakpoint
 CREATE INDEX "usage_nodes_last_seen_idx" ON "usage_nodes" USING btree ("last_seen_at");

@@ -493,6 +493,8 @@ export const usageEndpointMinutes = pgTable(
   (t) => [
     primaryKey({ columns: [t.bucketStart, t.appId, t.endpointId, t.node] }),
     index("usage_endpoint_minutes_endpoint_idx").on(t.endpointId, t.bucketStart),
+    // The app traffic page reads one app's rows over a range.
+    index("usage_endpoint_minutes_app_idx").on(t.appId, t.bucketStart),
     check("usage_endpoint_minutes_values", usageNonNegative(ENDPOINT_USAGE_COLUMNS)),
   ],
 );
@@ -526,6 +528,7 @@ export const usageEndpointHours = pgTable(
   (t) => [
     primaryKey({ columns: [t.bucketStart, t.appId, t.endpointId] }),
     index("usage_endpoint_hours_endpoint_idx").on(t.endpointId, t.bucketStart),
+    index("usage_endpoint_hours_app_idx").on(t.appId, t.bucketStart),
     check("usage_endpoint_hours_values", usageNonNegative(ENDPOINT_USAGE_COLUMNS)),
   ],
 );
