@@ -154,8 +154,8 @@ describe("usage API", () => {
           ],
           { final: true },
         ),
-        // Node one's latest interval, ending now: it is live. No traffic, so no buckets.
-        record(nodes.one, Date.now() - 5000, Date.now(), []),
+        // Node one's latest interval, ending now and 60 s long (live for 3 minutes). No traffic, so no buckets.
+        record(nodes.one, Date.now() - 60_000, Date.now(), []),
       ],
     });
     await producer.disconnect();
