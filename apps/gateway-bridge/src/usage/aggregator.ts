@@ -77,7 +77,11 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
       } catch (err) {
         if (isDataError(err)) {
           metrics.usageRecords.inc({ result: "invalid" });
-          log(`usage record skipped (${where}): the database refused it: ${errorText(err)}`);
+          // The code and constraint only: the message may quote a value of the record.
+          const { code, constraint } = err as { code?: string; constraint?: string };
+          log(
+            `usage record skipped (${where}): the database refused it (SQLSTATE ${code}${constraint ? `, constraint ${constraint}` : ""})`,
+          );
           return true;
         }
         metrics.usageErrors.inc();

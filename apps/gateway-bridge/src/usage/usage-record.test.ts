@@ -98,3 +98,10 @@ test("an interval is counted in the minute and hour its start falls into", () =>
   assert.equal(bucketOf(1795000005000, HOUR_MS), 1794999600000);
   assert.equal(bucketOf(1794999960000, MINUTE_MS), 1794999960000);
 });
+
+test("gauges must fit the database's integer columns", () => {
+  const r = parse({ ...sample(), connections: 2 ** 31 });
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.reason, /^connections:/);
+  assert.ok(parse({ ...sample(), connections: 2 ** 31 - 1 }).ok);
+});

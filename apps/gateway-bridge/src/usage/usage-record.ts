@@ -5,14 +5,17 @@
 import { z } from "zod";
 
 const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-/** A counter or gauge that a gateway may leave out when it is zero. */
+/** Gauges (connections, subscriptions) are stored as PostgreSQL integers. */
+const gauge = z.number().int().nonnegative().max(2_147_483_647);
+/** A counter that a gateway may leave out when it is zero. */
 const optionalCount = count.optional().default(0);
+const optionalGauge = gauge.optional().default(0);
 const epochMs = z.number().int().positive().max(8_640_000_000_000);
 
 const endpointUsage = z.object({
   endpoint: z.uuid(),
   path: z.string().min(1).max(1024),
-  subscriptions: optionalCount,
+  subscriptions: optionalGauge,
   delivered: optionalCount,
   delivered_bytes: optionalCount,
   published: optionalCount,
@@ -26,7 +29,7 @@ const endpointUsage = z.object({
 
 const appUsage = z.object({
   app: z.uuid(),
-  connections: optionalCount,
+  connections: optionalGauge,
   refused: z.object({ connections: optionalCount }).optional().default({ connections: 0 }),
   endpoints: z.array(endpointUsage).max(100_000).optional().default([]),
 });
@@ -41,7 +44,7 @@ const usageRecord = z
     interval_end: epochMs,
     final: z.boolean(),
     catalog_offset_lag: count,
-    connections: count,
+    connections: gauge,
     apps: z.array(appUsage).max(100_000),
   })
   .refine((r) => r.interval_end > r.interval_start, { message: "interval_end must be after interval_start", path: ["interval_end"] })
