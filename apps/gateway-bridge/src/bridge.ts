@@ -14,6 +14,7 @@ import { errorText, log } from "./log.ts";
 import { BridgeMetrics } from "./metrics.ts";
 import { Publisher } from "./publisher.ts";
 import { Pump, backoffMs, sleep } from "./pump.ts";
+import { startUsageAggregator } from "./usage/aggregator.ts";
 
 /** How often the leader checks that its lock session is still alive. */
 const LEASE_CHECK_MS = 5000;
@@ -56,7 +57,18 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
     },
   };
   const server = await startHttpServer(config.host, config.port, { pool, admin: healthAdmin, metrics, isLeader: () => leader });
-  log(`bridge listening on http://${config.host}:${config.port} (catalog topic ${config.catalogTopic})`);
+  log(`bridge listening on http://${config.host}:${config.port} (catalog topic ${config.catalogTopic}, usage topic ${config.usageTopic})`);
+
+  // Every bridge aggregates usage, leader or not (the consumer group shares the work).
+  const usage = startUsageAggregator({
+    kafka,
+    kafkaSettings: config.kafka,
+    pool,
+    metrics,
+    topic: config.usageTopic,
+    retentionSweepSeconds: config.usageRetentionSweepSeconds,
+    killAfterCountedRecords: config.testKillAfterUsageRecords,
+  });
 
   const stopping = new AbortController();
   const loop = (async () => {
@@ -78,7 +90,7 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
     server,
     async stop() {
       stopping.abort();
-      await loop;
+      await Promise.all([loop, usage.stop()]);
       server.close();
       await healthAdmin.disconnect().catch(() => {});
       await pool.end().catch(() => {});

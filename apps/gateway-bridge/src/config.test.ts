@@ -60,3 +60,14 @@ test("Kafka security settings: none means plaintext; a bad one is a ConfigError 
     (e: Error) => e instanceof ConfigError && /^KAFKA_SASL_MECHANISM: /.test(e.message) && !e.message.includes("pw-1234"),
   );
 });
+
+test("usage topic: the gateway's default, named by SLUICE_USAGE_TOPIC, never the catalog topic", () => {
+  const cfg = loadConfig(base);
+  assert.equal(cfg.usageTopic, "__sluice_usage");
+  assert.equal(cfg.usageRetentionSweepSeconds, 3600);
+  assert.equal(cfg.testKillAfterUsageRecords, undefined);
+  assert.equal(loadConfig({ ...base, SLUICE_USAGE_TOPIC: "my.usage" }).usageTopic, "my.usage");
+  assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_TOPIC: "bad topic" }), /SLUICE_USAGE_TOPIC/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_TOPIC: "__sluice_catalog" }), /SLUICE_USAGE_TOPIC: must differ/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_RETENTION_SWEEP_SECONDS: "0" }), /SLUICE_USAGE_RETENTION_SWEEP_SECONDS/);
+});

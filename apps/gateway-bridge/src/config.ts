@@ -22,6 +22,16 @@ export interface BridgeConfig {
   sweepSeconds: number;
   /** Published outbox rows older than this are deleted. Env SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS, default 7. */
   outboxRetentionDays: number;
+  /** The usage topic gateways report to (docs/architecture.md). Env SLUICE_USAGE_TOPIC (the gateway's name too), default __sluice_usage. */
+  usageTopic: string;
+  /** How often expired usage buckets are deleted. Env SLUICE_USAGE_RETENTION_SWEEP_SECONDS, default 3600. */
+  usageRetentionSweepSeconds: number;
+  /**
+   * Test hook (integration tests only): kill the process after this many usage
+   * records were committed to PostgreSQL, before their offsets are committed.
+   * Env SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS.
+   */
+  testKillAfterUsageRecords?: number;
 }
 
 export class ConfigError extends Error {
@@ -29,6 +39,7 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_CATALOG_TOPIC = "__sluice_catalog";
+export const DEFAULT_USAGE_TOPIC = "__sluice_usage";
 
 // Kafka's own rule for topic names (the same check the gateway applies).
 const TOPIC_NAME = /^[A-Za-z0-9._-]{1,249}$/;
@@ -61,10 +72,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
     if (err instanceof KafkaSettingsError) throw new ConfigError(err.message);
     throw err;
   }
-  const catalogTopic = env.SLUICE_CATALOG_TOPIC || DEFAULT_CATALOG_TOPIC;
-  if (!TOPIC_NAME.test(catalogTopic) || catalogTopic === "." || catalogTopic === "..") {
-    throw new ConfigError(`SLUICE_CATALOG_TOPIC: "${catalogTopic}" is not a valid Kafka topic name (letters, digits, . _ -; at most 249)`);
-  }
+  const topicName = (name: string, fallback: string) => {
+    const topic = env[name] || fallback;
+    if (!TOPIC_NAME.test(topic) || topic === "." || topic === "..") {
+      throw new ConfigError(`${name}: "${topic}" is not a valid Kafka topic name (letters, digits, . _ -; at most 249)`);
+    }
+    return topic;
+  };
+  const catalogTopic = topicName("SLUICE_CATALOG_TOPIC", DEFAULT_CATALOG_TOPIC);
+  const usageTopic = topicName("SLUICE_USAGE_TOPIC", DEFAULT_USAGE_TOPIC);
+  if (usageTopic === catalogTopic) throw new ConfigError(`SLUICE_USAGE_TOPIC: must differ from SLUICE_CATALOG_TOPIC ("${catalogTopic}")`);
+  const usageRetentionSweepSeconds = positiveNumber(env, "SLUICE_USAGE_RETENTION_SWEEP_SECONDS", 3600);
+  const killAfter = env.SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS;
+  const testKillAfterUsageRecords = killAfter ? positiveNumber(env, "SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS", 1) : undefined;
   const sweepSeconds = positiveNumber(env, "SLUICE_BRIDGE_SWEEP_SECONDS", 30);
   const outboxRetentionDays = positiveNumber(env, "SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS", 7);
   let databaseUrl: string;
@@ -73,5 +93,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  return { host: match[1]!, port, databaseUrl, kafkaBrokers, kafka, catalogTopic, sweepSeconds, outboxRetentionDays };
+  return {
+    host: match[1]!,
+    port,
+    databaseUrl,
+    kafkaBrokers,
+    kafka,
+    catalogTopic,
+    sweepSeconds,
+    outboxRetentionDays,
+    usageTopic,
+    usageRetentionSweepSeconds,
+    ...(testKillAfterUsageRecords === undefined ? {} : { testKillAfterUsageRecords }),
+  };
 }

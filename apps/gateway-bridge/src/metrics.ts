@@ -11,6 +11,10 @@ export class BridgeMetrics {
   readonly lastPublish: Gauge;
   readonly republishDuration: Gauge;
   readonly leader: Gauge;
+  readonly usageRecords: Counter<"result">;
+  readonly usageErrors: Counter;
+  readonly usageLastInterval: Gauge;
+  readonly usageRetentionDeleted: Counter;
   private statsCache: { at: number; value: Promise<PendingStats | null> } | null = null;
 
   constructor(pool: pg.Pool) {
@@ -63,6 +67,28 @@ export class BridgeMetrics {
       registers,
     });
     this.leader = new Gauge({ name: "sluice_bridge_leader", help: "1 while this bridge holds the publisher lock", registers });
+    this.usageRecords = new Counter({
+      name: "sluice_bridge_usage_records_total",
+      help: "Usage records read from the usage topic, by result: counted, duplicate (already counted, skipped), invalid (skipped)",
+      labelNames: ["result"],
+      registers,
+    });
+    for (const result of ["counted", "duplicate", "invalid"]) this.usageRecords.inc({ result }, 0);
+    this.usageErrors = new Counter({
+      name: "sluice_bridge_usage_errors_total",
+      help: "Failed attempts to store a usage record in PostgreSQL (retried)",
+      registers,
+    });
+    this.usageLastInterval = new Gauge({
+      name: "sluice_bridge_usage_last_interval_end_timestamp_seconds",
+      help: "interval_end of the last usage record counted",
+      registers,
+    });
+    this.usageRetentionDeleted = new Counter({
+      name: "sluice_bridge_usage_retention_deleted_rows_total",
+      help: "Usage rows deleted past their retention",
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry, prefix: "sluice_bridge_" });
   }
 

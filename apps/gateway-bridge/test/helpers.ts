@@ -74,6 +74,7 @@ export function scratchPerFile(): { readonly db: ScratchDb; topic: string } {
     await killAllBridges();
     await db?.drop();
     await deleteTopic(topic);
+    await deleteTopic(usageTopicFor(topic));
   });
   return {
     get db() {
@@ -87,6 +88,12 @@ export function scratchPerFile(): { readonly db: ScratchDb; topic: string } {
 export function scratchTopic(): string {
   return `sluice-bridge-test-${randomBytes(5).toString("hex")}`;
 }
+
+/**
+ * The usage topic a test bridge aggregates unless a test names one: never the
+ * stack's own, whose consumer group (and records) belong to the stack's bridge.
+ */
+export const usageTopicFor = (catalogTopic: string) => `${catalogTopic}-usage`;
 
 export async function deleteTopic(topic: string): Promise<void> {
   const admin = kafka.admin();
@@ -155,6 +162,7 @@ export async function startBridgeProcess(env: {
       SLUICE_CATALOG_TOPIC: env.topic,
       SLUICE_BRIDGE_ADDR: `127.0.0.1:${port}`,
       SLUICE_BRIDGE_SWEEP_SECONDS: String(env.sweepSeconds ?? 3600),
+      SLUICE_USAGE_TOPIC: usageTopicFor(env.topic),
       ...env.extra,
     },
     stdio: ["ignore", "pipe", "pipe"],

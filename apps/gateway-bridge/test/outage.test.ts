@@ -12,6 +12,7 @@ import {
   scratchTopic,
   startBridgeProcess,
   topicState,
+  usageTopicFor,
   waitFor,
   type ScratchDb,
 } from "./helpers.ts";
@@ -30,6 +31,7 @@ async function fixture(): Promise<{ db: ScratchDb; topic: string }> {
   cleanups.push(
     () => db.drop(),
     () => deleteTopic(topic),
+    () => deleteTopic(usageTopicFor(topic)),
   );
   return { db, topic };
 }

@@ -14,6 +14,7 @@ export async function SiteHeader() {
         { href: "/apis", label: "Catalog" },
         { href: "/apps", label: "Apps" },
         { href: "/access-requests", label: "Access requests" },
+        { href: "/traffic", label: "Traffic" },
         ...(hasRole(actor, "editor") ? [{ href: "/audit", label: "Audit log" }] : []),
         { href: "/settings", label: "Settings" },
       ]

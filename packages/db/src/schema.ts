@@ -501,6 +501,158 @@ export const catalogOutbox = pgTable(
   ],
 );
 
+// ── Usage metering (issue 17; the usage record is described in docs/architecture.md) ──
+// Gateway nodes report usage per interval on the usage topic; the bridge's
+// aggregator folds every record into these tables in one transaction per record.
+// No foreign keys to apps/endpoints: usage is a record of what happened, kept
+// for its retention even after the app or endpoint is deleted (and a record may
+// name an id the portal never had, e.g. a deleted app's last connections).
+
+const usageCounters = () => ({
+  delivered: bigint("delivered", { mode: "number" }).notNull().default(0),
+  deliveredBytes: bigint("delivered_bytes", { mode: "number" }).notNull().default(0),
+  published: bigint("published", { mode: "number" }).notNull().default(0),
+  publishedBytes: bigint("published_bytes", { mode: "number" }).notNull().default(0),
+  errors: bigint("errors", { mode: "number" }).notNull().default(0),
+  refusedSubscriptions: bigint("refused_subscriptions", { mode: "number" }).notNull().default(0),
+  refusedPublish: bigint("refused_publish", { mode: "number" }).notNull().default(0),
+  refusedDelivered: bigint("refused_delivered", { mode: "number" }).notNull().default(0),
+});
+
+/** SQL check: every usage counter and gauge of a bucket row is non-negative. */
+const usageNonNegative = (columns: string[]) => sql.raw(columns.map((c) => `${c} >= 0`).join(" and "));
+const ENDPOINT_USAGE_COLUMNS = [
+  "subscriptions",
+  "delivered",
+  "delivered_bytes",
+  "published",
+  "published_bytes",
+  "errors",
+  "refused_subscriptions",
+  "refused_publish",
+  "refused_delivered",
+];
+
+/**
+ * The idempotency record: one row per (node, interval_start) already counted, so
+ * a record redelivered after a restart is skipped. Kept as long as minute buckets.
+ */
+export const usageIntervals = pgTable(
+  "usage_intervals",
+  {
+    node: text("node").notNull(),
+    intervalStart: timestamp("interval_start", { withTimezone: true }).notNull(),
+    intervalEnd: timestamp("interval_end", { withTimezone: true }).notNull(),
+    countedAt: timestamp("counted_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.node, t.intervalStart] }),
+    index("usage_intervals_interval_start_idx").on(t.intervalStart),
+    check("usage_intervals_order", sql`${t.intervalEnd} > ${t.intervalStart}`),
+  ],
+);
+
+/** The last record of every gateway node, for the nodes page. */
+export const usageNodes = pgTable(
+  "usage_nodes",
+  {
+    node: text("node").primaryKey(),
+    version: text("version").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    lastIntervalStart: timestamp("last_interval_start", { withTimezone: true }).notNull(),
+    /** interval_end of the node's latest record: when it was last seen. */
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
+    /** Length of its latest interval: the node is live while lastSeenAt is younger than 3 of them. */
+    intervalMs: integer("interval_ms").notNull(),
+    connections: integer("connections").notNull(),
+    catalogOffsetLag: bigint("catalog_offset_lag", { mode: "number" }).notNull(),
+    /** The latest record was the one of a graceful stop. */
+    final: boolean("final").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("usage_nodes_last_seen_idx").on(t.lastSeenAt),
+    check("usage_nodes_values", sql`${t.intervalMs} > 0 and ${t.connections} >= 0 and ${t.catalogOffsetLag} >= 0`),
+  ],
+);
+
+/**
+ * Per minute, per node, per app: the app's connections (the node's highest
+ * report in the minute) and its refused connections (summed). One row per node
+ * so that gauges from several nodes add up (sum over nodes of each node's peak)
+ * while a node reporting twice in a minute does not double itself.
+ */
+export const usageAppMinutes = pgTable(
+  "usage_app_minutes",
+  {
+    bucketStart: timestamp("bucket_start", { withTimezone: true }).notNull(),
+    appId: uuid("app_id").notNull(),
+    node: text("node").notNull(),
+    connections: integer("connections").notNull().default(0),
+    refusedConnections: bigint("refused_connections", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bucketStart, t.appId, t.node] }),
+    check("usage_app_minutes_values", usageNonNegative(["connections", "refused_connections"])),
+  ],
+);
+
+/** Per minute, per node, per app × endpoint: subscriptions (peak) and the counters (summed). */
+export const usageEndpointMinutes = pgTable(
+  "usage_endpoint_minutes",
+  {
+    bucketStart: timestamp("bucket_start", { withTimezone: true }).notNull(),
+    appId: uuid("app_id").notNull(),
+    endpointId: uuid("endpoint_id").notNull(),
+    node: text("node").notNull(),
+    /** The endpoint's path pattern as the gateway reported it, for display once the endpoint is gone. */
+    path: text("path").notNull(),
+    subscriptions: integer("subscriptions").notNull().default(0),
+    ...usageCounters(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bucketStart, t.appId, t.endpointId, t.node] }),
+    index("usage_endpoint_minutes_endpoint_idx").on(t.endpointId, t.bucketStart),
+    // The app traffic page reads one app's rows over a range.
+    index("usage_endpoint_minutes_app_idx").on(t.appId, t.bucketStart),
+    check("usage_endpoint_minutes_values", usageNonNegative(ENDPOINT_USAGE_COLUMNS)),
+  ],
+);
+
+/** Per hour, per app: connections (highest per-minute sum over nodes) and refused connections. */
+export const usageAppHours = pgTable(
+  "usage_app_hours",
+  {
+    bucketStart: timestamp("bucket_start", { withTimezone: true }).notNull(),
+    appId: uuid("app_id").notNull(),
+    connections: integer("connections").notNull().default(0),
+    refusedConnections: bigint("refused_connections", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bucketStart, t.appId] }),
+    check("usage_app_hours_values", usageNonNegative(["connections", "refused_connections"])),
+  ],
+);
+
+/** Per hour, per app × endpoint: subscriptions (highest per-minute sum over nodes) and the counters. */
+export const usageEndpointHours = pgTable(
+  "usage_endpoint_hours",
+  {
+    bucketStart: timestamp("bucket_start", { withTimezone: true }).notNull(),
+    appId: uuid("app_id").notNull(),
+    endpointId: uuid("endpoint_id").notNull(),
+    path: text("path").notNull(),
+    subscriptions: integer("subscriptions").notNull().default(0),
+    ...usageCounters(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bucketStart, t.appId, t.endpointId] }),
+    index("usage_endpoint_hours_endpoint_idx").on(t.endpointId, t.bucketStart),
+    index("usage_endpoint_hours_app_idx").on(t.appId, t.bucketStart),
+    check("usage_endpoint_hours_values", usageNonNegative(ENDPOINT_USAGE_COLUMNS)),
+  ],
+);
+
 export type User = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 export type StreamingApi = typeof streamingApis.$inferSelect;
@@ -521,3 +673,4 @@ export type ApiKey = typeof apiKeys.$inferSelect;
 export type AccountLink = typeof accountLinks.$inferSelect;
 export type AuditLogEntry = typeof auditLog.$inferSelect;
 export type CatalogOutboxRow = typeof catalogOutbox.$inferSelect;
+export type UsageNode = typeof usageNodes.$inferSelect;

@@ -64,7 +64,10 @@ export function buildOpenApiDocument(routes: RouteDef[] = allRoutes) {
           ? { description: "Done" }
           : {
               description: "Success",
-              content: { [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") } },
+              content: {
+                [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") },
+                ...Object.fromEntries((route.alternateContentTypes ?? []).map((type) => [type, { schema: { type: "string" } }])),
+              },
             },
       default: {
         description: "An error (problem+json naming the bad field)",

@@ -51,6 +51,11 @@ export interface RouteDef<
    * A route with another type returns its own Response (the router only writes JSON).
    */
   responseContentType?: string;
+  /**
+   * Other media types the same operation can answer with, as text (e.g. text/csv
+   * for an export); the handler chooses and returns its own Response for them.
+   */
+  alternateContentTypes?: string[];
   handler: (ctx: RouteContext<A, Out<PS>, Out<QS>, Out<BS>>) => Promise<unknown>;
 }
 

@@ -14,6 +14,7 @@ import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
+import { canSeeApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { listEndpointsQuery } from "@/lib/validation/endpoints";
@@ -60,6 +61,11 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
             {canEdit || api.owner?.id === actor.userId ? (
               <ButtonLink variant="secondary" href={`/access-requests?apiId=${api.id}`}>
                 Access requests
+              </ButtonLink>
+            ) : null}
+            {canSeeApiUsage(actor, api) ? (
+              <ButtonLink variant="secondary" href={`/apis/${api.id}/traffic`}>
+                Traffic
               </ButtonLink>
             ) : null}
             {canEdit ? (

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 
 import { Badge } from "@/components/ui/badge";
+import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
@@ -93,7 +94,14 @@ export default async function AppPage({
             </span>
           </>
         }
-        actions={isConsole ? null : <DeleteAppButton appId={app.id} name={app.name} />}
+        actions={
+          <>
+            <ButtonLink variant="secondary" href={`/apps/${app.id}/traffic`}>
+              Traffic
+            </ButtonLink>
+            {isConsole ? null : <DeleteAppButton appId={app.id} name={app.name} />}
+          </>
+        }
       />
 
       {isConsole ? (

@@ -725,6 +725,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traffic of every API (editors and admins)
+         * @description Messages and bytes per second, connections, subscriptions, errors and quota refusals over the range, with the top apps and endpoints. Answers CSV (the points) for ?format=csv or Accept: text/csv.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traffic of an API (its owner, editors and admins)
+         * @description Summed over its endpoints and every app, with the top apps and endpoints. Others get 403. Answers CSV (the points) for ?format=csv or Accept: text/csv.
+         */
+        get: operations["getApiUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/endpoints/{endpointId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traffic of an endpoint (its API's owner, editors and admins)
+         * @description Summed over every app, with the top apps. Others get 403. Answers CSV (the points) for ?format=csv or Accept: text/csv.
+         */
+        get: operations["getEndpointUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{appId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traffic of an app (its owner, editors and admins)
+         * @description The app's connections and its traffic on every endpoint, with its top endpoints. Anyone else gets 404, as for the app. Answers CSV (the points) for ?format=csv or Accept: text/csv.
+         */
+        get: operations["getAppUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway-nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Gateway nodes (editors and admins)
+         * @description Every node that reported usage within the last hour, live ones first: version, uptime, connections, catalog lag, last seen.
+         */
+        get: operations["listGatewayNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -965,6 +1065,26 @@ export interface components {
             updatedAt: string;
             hasSchema: boolean;
         };
+        GatewayNode: {
+            node: string;
+            version: string;
+            /** Format: date-time */
+            startedAt: string;
+            uptimeSeconds: number;
+            /**
+             * Format: date-time
+             * @description End of the node's last reporting interval
+             */
+            lastSeenAt: string;
+            intervalMs: number;
+            connections: number;
+            /** @description Catalog records the node had not applied yet */
+            catalogOffsetLag: number;
+            /** @description The last record was the one of a graceful stop */
+            final: boolean;
+            /** @description Reported within three intervals and not stopped */
+            live: boolean;
+        };
         Grant: {
             /** Format: uuid */
             id: string;
@@ -1105,6 +1225,87 @@ export interface components {
             strategy: "topic" | "record" | "topic-record";
             /** @description The record's full name for the record strategies, else null */
             recordName: string | null;
+        };
+        Usage: {
+            scope: {
+                /** @enum {string} */
+                kind: "all" | "api" | "endpoint" | "app";
+                id: string | null;
+                /** @description The API's name, the endpoint's path or the app's name; `all` for everything */
+                name: string;
+            };
+            /** @enum {string} */
+            range: "hour" | "day" | "week";
+            bucketSeconds: number;
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Start of the last (current) bucket
+             */
+            to: string;
+            points: components["schemas"]["UsagePoint"][];
+            totals: {
+                delivered: number;
+                deliveredBytes: number;
+                published: number;
+                publishedBytes: number;
+                errors: number;
+                /** @description Quota refusals of subscriptions, publishes and deliveries */
+                refused: number;
+            };
+            topApps: {
+                /** Format: uuid */
+                appId: string;
+                /** @description null: the app was deleted */
+                name: string | null;
+                delivered: number;
+                deliveredBytes: number;
+                published: number;
+                publishedBytes: number;
+                errors: number;
+                /** @description Quota refusals of subscriptions, publishes and deliveries */
+                refused: number;
+            }[];
+            topEndpoints: {
+                /** Format: uuid */
+                endpointId: string;
+                path: string;
+                /** @description null: the endpoint was deleted */
+                apiId: string | null;
+                apiName: string | null;
+                delivered: number;
+                deliveredBytes: number;
+                published: number;
+                publishedBytes: number;
+                errors: number;
+                /** @description Quota refusals of subscriptions, publishes and deliveries */
+                refused: number;
+            }[];
+        };
+        UsagePoint: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket
+             */
+            time: string;
+            /** @description Messages delivered to clients per second, averaged over the bucket */
+            deliveredPerSecond: number;
+            deliveredBytesPerSecond: number;
+            /** @description Messages published by clients (acknowledged by Kafka) per second */
+            publishedPerSecond: number;
+            publishedBytesPerSecond: number;
+            /** @description Peak subscriptions in the bucket */
+            subscriptions: number;
+            /** @description Peak connections in the bucket; null for an API or endpoint */
+            connections: number | null;
+            /** @description Error frames and problem answers sent in the bucket */
+            errors: number;
+            /** @description Connections refused by a quota; null for an API or endpoint */
+            refusedConnections: number | null;
+            refusedSubscriptions: number;
+            refusedPublish: number;
+            refusedDelivered: number;
         };
         User: {
             /** Format: uuid */
@@ -2989,6 +3190,183 @@ export interface operations {
                         items: components["schemas"]["WebhookDelivery"][];
                         /** @description Pass as ?cursor= for the next page; null on the last page */
                         nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description hour and day: one point per minute; week: one point per hour */
+                range?: "hour" | "day" | "week";
+                /** @description csv: the points as CSV (also chosen by Accept: text/csv) */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiUsage: {
+        parameters: {
+            query?: {
+                /** @description hour and day: one point per minute; week: one point per hour */
+                range?: "hour" | "day" | "week";
+                /** @description csv: the points as CSV (also chosen by Accept: text/csv) */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEndpointUsage: {
+        parameters: {
+            query?: {
+                /** @description hour and day: one point per minute; week: one point per hour */
+                range?: "hour" | "day" | "week";
+                /** @description csv: the points as CSV (also chosen by Accept: text/csv) */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAppUsage: {
+        parameters: {
+            query?: {
+                /** @description hour and day: one point per minute; week: one point per hour */
+                range?: "hour" | "day" | "week";
+                /** @description csv: the points as CSV (also chosen by Accept: text/csv) */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGatewayNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["GatewayNode"][];
                     };
                 };
             };

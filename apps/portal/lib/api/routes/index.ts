@@ -15,6 +15,7 @@ import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
 import { topicRoutes } from "./topics";
 import { webhookRoutes } from "./webhooks";
+import { usageRoutes } from "./usage";
 
 export const allRoutes: RouteDef[] = [
   ...accountRoutes,
@@ -31,4 +32,5 @@ export const allRoutes: RouteDef[] = [
   ...signingKeyRoutes,
   ...auditRoutes,
   ...webhookRoutes,
+  ...usageRoutes,
 ];

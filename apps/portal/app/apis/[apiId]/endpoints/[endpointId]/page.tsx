@@ -11,6 +11,7 @@ import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 import { getEndpointKeySchema } from "@/lib/domain/registry/get-endpoint-key-schema";
 import { getEndpointValueSchema } from "@/lib/domain/registry/get-endpoint-value-schema";
+import { mayViewApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
 
 import { DeleteButton } from "../../../delete-button";
@@ -45,6 +46,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
   const actor = await pageActor("viewer", `/apis/${apiId}/endpoints/${endpointId}`);
   const endpoint = await loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId }));
   const canEdit = hasRole(actor, "editor");
+  const showTraffic = await mayViewApiUsage({ db: getDb(), actor, apiId: endpoint.api.id });
   const { topics, kafkaError } = await topicsForForm();
   const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
   // Both asked at once: a registry that is away costs the page one timeout.
@@ -67,20 +69,27 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         }
         description={endpoint.description || undefined}
         actions={
-          canEdit ? (
-            <>
-              <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/edit`}>
-                Edit endpoint
+          <>
+            {showTraffic ? (
+              <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/traffic`}>
+                Traffic
               </ButtonLink>
-              <DeleteButton
-                kind="endpoint"
-                apiId={apiId}
-                endpointId={endpoint.id}
-                label="Delete endpoint"
-                confirmText={`Delete the endpoint ${endpoint.path}? Clients subscribed to it are disconnected.`}
-              />
-            </>
-          ) : null
+            ) : null}
+            {canEdit ? (
+              <>
+                <ButtonLink variant="secondary" href={`/apis/${apiId}/endpoints/${endpoint.id}/edit`}>
+                  Edit endpoint
+                </ButtonLink>
+                <DeleteButton
+                  kind="endpoint"
+                  apiId={apiId}
+                  endpointId={endpoint.id}
+                  label="Delete endpoint"
+                  confirmText={`Delete the endpoint ${endpoint.path}? Clients subscribed to it are disconnected.`}
+                />
+              </>
+            ) : null}
+          </>
         }
       />
       {/* Access requests (issue 17): the form lives on the API's request page, with this endpoint preselected. */}

@@ -1,0 +1,187 @@
+// The usage aggregator: a consumer group on the usage topic that folds every
+// record into PostgreSQL (count-record.ts). It runs in every bridge beside the
+// catalog publisher, not only in the leader: the group spreads the partitions
+// over the bridges, and the idempotency row makes any overlap harmless.
+//
+// At-least-once: a record's offset is committed to Kafka only after its
+// transaction committed in PostgreSQL. A crash between the two redelivers the
+// record, and its idempotency row makes the second delivery a no-op.
+import type { Consumer, Kafka, KafkaMessage } from "kafkajs";
+import type pg from "pg";
+import { describeKafkaError, type KafkaSettings } from "@sluice/kafka-settings";
+import { errorText, log } from "../log.ts";
+import type { BridgeMetrics } from "../metrics.ts";
+import { backoffMs, sleep } from "../pump.ts";
+import { countRecord, deleteExpiredUsage } from "./count-record.ts";
+import { ensureUsageTopic } from "./usage-topic.ts";
+import { parseUsageRecord } from "./usage-record.ts";
+
+export interface UsageAggregatorOptions {
+  kafka: Kafka;
+  kafkaSettings: KafkaSettings;
+  pool: pg.Pool;
+  metrics: BridgeMetrics;
+  topic: string;
+  /** How often expired buckets are deleted. */
+  retentionSweepSeconds: number;
+  /**
+   * Test hook: after this many records were committed to PostgreSQL the process
+   * kills itself (SIGKILL) before committing their offsets, the window a crash
+   * can fall into. Never set in production.
+   */
+  killAfterCountedRecords?: number;
+}
+
+export interface UsageAggregator {
+  stop(): Promise<void>;
+}
+
+const DISCONNECT_TIMEOUT_MS = 5000;
+
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | undefined> =>
+  Promise.race([p, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+
+/** The consumer group: one per topic, shared by every bridge. */
+export const usageGroupId = (topic: string) => `sluice-bridge-usage.${topic}`;
+
+/** PostgreSQL error classes that mean "this record cannot be stored", not "try again": 22 data exception, 23 integrity. */
+const isDataError = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? "");
+
+export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggregator {
+  const stopping = new AbortController();
+  const { metrics } = options;
+  let counted = 0;
+
+  /** Counts one record, retrying database outages until it is stored or we stop. */
+  async function handle(message: KafkaMessage, partition: number, shouldGoOn: () => boolean): Promise<boolean> {
+    const where = `partition ${partition} offset ${message.offset} key ${message.key?.toString("utf8").slice(0, 200) ?? "(none)"}`;
+    const parsed = parseUsageRecord(message.value);
+    if (!parsed.ok) {
+      metrics.usageRecords.inc({ result: "invalid" });
+      log(`usage record skipped (${where}): ${parsed.reason}`);
+      return true;
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await countRecord(options.pool, parsed.record);
+        metrics.usageRecords.inc({ result });
+        if (result === "counted") {
+          metrics.usageLastInterval.set(parsed.record.interval_end / 1000);
+          counted += 1;
+          if (options.killAfterCountedRecords !== undefined && counted >= options.killAfterCountedRecords) {
+            log(`test hook: killing the bridge after ${counted} counted usage records, before committing their offsets`);
+            process.kill(process.pid, "SIGKILL");
+          }
+        }
+        return true;
+      } catch (err) {
+        if (isDataError(err)) {
+          metrics.usageRecords.inc({ result: "invalid" });
+          // The code and constraint only: the message may quote a value of the record.
+          const { code, constraint } = err as { code?: string; constraint?: string };
+          log(
+            `usage record skipped (${where}): the database refused it (SQLSTATE ${code}${constraint ? `, constraint ${constraint}` : ""})`,
+          );
+          return true;
+        }
+        metrics.usageErrors.inc();
+        if (attempt === 0 || attempt % 10 === 0) log(`counting a usage record failed (${where}), retrying: ${errorText(err)}`);
+        await sleep(500 + backoffMs(attempt), stopping.signal);
+        if (stopping.signal.aborted || !shouldGoOn()) return false;
+      }
+    }
+  }
+
+  async function session(): Promise<void> {
+    const admin = options.kafka.admin();
+    let consumer: Consumer | undefined;
+    try {
+      await admin.connect();
+      await ensureUsageTopic(admin, options.topic);
+      await admin.disconnect();
+      consumer = options.kafka.consumer({
+        groupId: usageGroupId(options.topic),
+        allowAutoTopicCreation: false,
+        maxWaitTimeInMs: 500,
+        // A crashed bridge's partitions move to the others after 10 s rather than kafkajs' 30.
+        sessionTimeout: 10_000,
+        heartbeatInterval: 2000,
+      });
+      const active = consumer;
+      const crashed = new Promise<void>((resolve) => {
+        active.on(active.events.CRASH, (e) => {
+          // kafkajs restarts itself after a retriable crash; otherwise start over.
+          if (!e.payload.restart) {
+            log(`usage consumer stopped: ${describeKafkaError(e.payload.error, options.kafkaSettings)}`);
+            resolve();
+          }
+        });
+      });
+      await consumer.connect();
+      // A new group starts at the beginning: nothing the topic still holds is missed.
+      await consumer.subscribe({ topic: options.topic, fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          let last: string | undefined;
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale() || stopping.signal.aborted) break;
+            if (!(await handle(message, batch.partition, () => isRunning() && !isStale()))) break;
+            resolveOffset(message.offset);
+            last = message.offset;
+            await heartbeat();
+          }
+          // Only now, with every record above committed in PostgreSQL.
+          if (last !== undefined) {
+            await active.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
+          }
+        },
+      });
+      log(`aggregating usage records from ${options.topic} (group ${usageGroupId(options.topic)})`);
+      // stop() may have come while run() was still joining the group: then the signal is already aborted.
+      const stopped = new Promise<void>((resolve) =>
+        stopping.signal.aborted ? resolve() : stopping.signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      await Promise.race([crashed, stopped]);
+    } finally {
+      // kafkajs' disconnect can wait on a rebalance in progress (e.g. for a crashed
+      // member's session to time out); a bounded wait keeps shutdown prompt, and
+      // the group forgets this member after its session timeout anyway.
+      if (consumer) await withTimeout(consumer.disconnect(), DISCONNECT_TIMEOUT_MS).catch(() => {});
+      await admin.disconnect().catch(() => {});
+    }
+  }
+
+  const loop = (async () => {
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      try {
+        await session();
+        attempt = 0;
+      } catch (err) {
+        if (!stopping.signal.aborted) log(`usage aggregator: ${describeKafkaError(err, options.kafkaSettings)}`);
+      }
+      await sleep(500 + backoffMs(attempt), stopping.signal);
+    }
+  })();
+
+  const sweep = async () => {
+    try {
+      const deleted = await deleteExpiredUsage(options.pool);
+      metrics.usageRetentionDeleted.inc(deleted);
+      if (deleted > 0) log(`usage retention: deleted ${deleted} expired rows`);
+    } catch (err) {
+      log(`usage retention failed (retried at the next sweep): ${errorText(err)}`);
+    }
+  };
+  void sweep();
+  const sweeper = setInterval(() => void sweep(), options.retentionSweepSeconds * 1000);
+
+  return {
+    async stop() {
+      clearInterval(sweeper);
+      stopping.abort();
+      await loop;
+    },
+  };
+}
