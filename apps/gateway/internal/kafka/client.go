@@ -80,6 +80,18 @@ func NewUsageReader(o ClientOptions, topic string, since time.Time) (*kgo.Client
 	)
 }
 
+// NewUsageWriter returns the client a node writes its usage records with:
+// uncompressed, because the bridge reads them with kafkajs, which has no
+// Snappy (franz-go's default), and a record is small and written every few
+// seconds.
+func NewUsageWriter(o ClientOptions) (*kgo.Client, error) {
+	return o.newClient("sluice-gateway-usage-writer",
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.MetadataMinAge(5*time.Second),
+		kgo.WithLogger(kgoLogger{log: o.logger(), prefix: "usage: kafka client: "}),
+	)
+}
+
 // kgoLogger passes franz-go's warnings and errors to slog.
 type kgoLogger struct {
 	log    *slog.Logger

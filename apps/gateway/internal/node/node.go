@@ -101,13 +101,16 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	// Plans: enforced here, shared with the other nodes through their usage
 	// records (Peers) when metering is on.
 	var peers *usage.Peers
-	var reader *kgo.Client
+	var reader, writer *kgo.Client
 	enforcerPeers := quota.Peers(nil)
 	if meter != nil {
 		peers = usage.NewPeers(nodeID)
 		enforcerPeers = peers
 		// The other nodes' records, from a little before now (their latest).
 		if reader, err = kafka.NewUsageReader(kc, cfg.UsageTopic, time.Now().Add(-3*cfg.UsageInterval)); err != nil {
+			return nil, nil, fmt.Errorf("usage: %w", err)
+		}
+		if writer, err = kafka.NewUsageWriter(kc); err != nil {
 			return nil, nil, fmt.Errorf("usage: %w", err)
 		}
 	}
@@ -163,7 +166,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 				Node: nodeID, Version: server.Version, Interval: cfg.UsageInterval, Meter: meter,
 				Gauges: e.UsageGauges, CatalogOffsetLag: cat.OffsetLag,
 				Write: func(ctx context.Context, key, value []byte) error {
-					return produceSync(ctx, cluster, cfg.UsageTopic, key, value)
+					return writer.ProduceSync(ctx, &kgo.Record{Topic: cfg.UsageTopic, Key: key, Value: value}).FirstErr()
 				},
 				Logger: log.With("component", "usage"),
 			})
@@ -174,7 +177,7 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 			go func() { defer close(followed); peers.Follow(usageCtx, reader, log.With("component", "usage")) }()
 			// After the server: its final record counts what the last
 			// sessions were sent.
-			stopReporting = func() { cancel(); <-done; <-followed; reader.Close() }
+			stopReporting = func() { cancel(); <-done; <-followed; reader.Close(); writer.Close() }
 			log.Info("usage metering on", "node", nodeID, "topic", cfg.UsageTopic, "interval", cfg.UsageInterval)
 		}
 		err := srv.Run(ctx)
@@ -220,16 +223,4 @@ func (l endpointsToHub) served(e *catalog.Endpoint) {
 // samePaths reports whether a and b claim the same paths.
 func samePaths(a, b *catalog.Endpoint) bool {
 	return a.Topic == b.Topic && a.Key == b.Key && (a.KeyParam == "") == (b.KeyParam == "")
-}
-
-// produceSync writes one record and waits for Kafka's acknowledgement.
-func produceSync(ctx context.Context, cluster *kafka.Cluster, topic string, key, value []byte) error {
-	done := make(chan error, 1)
-	cluster.Produce(ctx, topic, key, value, nil, func(_ int32, _ int64, err error) { done <- err })
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
