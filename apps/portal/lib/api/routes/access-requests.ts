@@ -37,6 +37,8 @@ const accessRequestSchema = z
     endpoints: z.array(z.object({ id: z.uuid(), path: z.string() })).describe("The endpoints asked for (empty for a whole-API request)"),
     operations: z.array(z.enum(["subscribe", "publish"])),
     justification: z.string(),
+    planId: z.uuid().nullable().describe("The plan asked for; the approval's grants are under it"),
+    planName: z.string().nullable(),
     state: accessRequestStateSchema,
     requestedBy: z.uuid().nullable(),
     requestedByEmail: z.string().nullable(),
@@ -98,7 +100,7 @@ export const accessRequestRoutes = [
     operationId: "approveAccessRequest",
     summary: "Approve a pending access request, creating the app's grants",
     description:
-      "The API's owner, editors and admins. In one transaction: one grant per endpoint for the requested operations it allows (an exact endpoint's path; /topic/* for a parameterised endpoint; for a whole-API request the endpoints the API has now). Grants the app already has are kept (or gain missing operations). A decided request is 409.",
+      "The API's owner, editors and admins. In one transaction: one grant per endpoint for the requested operations it allows (an exact endpoint's path; /topic/* for a parameterised endpoint; for a whole-API request the endpoints the API has now), under the request's plan. Grants the app already has are kept (or gain missing operations); with a plan, only a grant under the same plan counts as covering, and a grant of the same pattern moves to the request's plan. A decided request is 409.",
     tag: "Access requests",
     auth: "viewer",
     params: requestId,
@@ -158,7 +160,7 @@ export const accessRequestRoutes = [
     operationId: "createAccessRequest",
     summary: "Ask for access to an API or some of its endpoints for an app",
     description:
-      "The app's owner (editors and admins for any app). Leave endpointIds out for the whole API. Each chosen endpoint must allow every operation asked for. A pending request of the app that overlaps this one (same endpoint, or the whole API) is 409.",
+      "The app's owner (editors and admins for any app). Leave endpointIds out for the whole API. Each chosen endpoint must allow every operation asked for. When the API has plans, planId names one (422 otherwise); a plan with autoApprove has the request approved at once by the portal (state approved, decidedBy null, audited as system), grants under the plan included. A pending request of the app that overlaps this one (same endpoint, or the whole API) is 409.",
     tag: "Access requests",
     auth: "viewer",
     params: appId,
