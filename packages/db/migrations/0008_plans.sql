@@ -21,9 +21,11 @@ CREATE TABLE "plans" (
 );
 --> statement-breakpoint
 ALTER TABLE "access_requests" ADD COLUMN "plan_id" uuid;--> statement-breakpoint
+ALTER TABLE "access_requests" ADD COLUMN "auto_approved" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "app_grants" ADD COLUMN "plan_id" uuid;--> statement-breakpoint
 ALTER TABLE "plans" ADD CONSTRAINT "plans_api_id_streaming_apis_id_fk" FOREIGN KEY ("api_id") REFERENCES "public"."streaming_apis"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "plans_api_name_key" ON "plans" USING btree ("api_id",lower("name"));--> statement-breakpoint
 ALTER TABLE "access_requests" ADD CONSTRAINT "access_requests_plan_id_plans_id_fk" FOREIGN KEY ("plan_id") REFERENCES "public"."plans"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "app_grants" ADD CONSTRAINT "app_grants_plan_id_plans_id_fk" FOREIGN KEY ("plan_id") REFERENCES "public"."plans"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "app_grants_plan_idx" ON "app_grants" USING btree ("plan_id");
+CREATE INDEX "app_grants_plan_idx" ON "app_grants" USING btree ("plan_id");--> statement-breakpoint
+ALTER TABLE "access_requests" ADD CONSTRAINT "access_requests_auto_approved" CHECK (not "access_requests"."auto_approved" or ("access_requests"."state" = 'approved' and "access_requests"."decided_by" is null));

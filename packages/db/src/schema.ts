@@ -312,6 +312,8 @@ export const accessRequests = pgTable(
     state: accessRequestState("state").notNull().default("pending"),
     requestedBy: uuid("requested_by").references(() => users.id, { onDelete: "set null" }),
     requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Approved by the portal itself as it was made (its plan auto-approves): no decider. */
+    autoApproved: boolean("auto_approved").notNull().default(false),
     // Who approved, rejected or withdrew it, and when (null while pending).
     decidedBy: uuid("decided_by").references(() => users.id, { onDelete: "set null" }),
     decidedAt: timestamp("decided_at", { withTimezone: true }),
@@ -325,6 +327,7 @@ export const accessRequests = pgTable(
     check("access_requests_justification_length", sql`char_length(${t.justification}) between 1 and 500`),
     check("access_requests_decided", sql`(${t.state} = 'pending') = (${t.decidedAt} is null)`),
     check("access_requests_reason", sql`(${t.state} = 'rejected') = (${t.reason} is not null)`),
+    check("access_requests_auto_approved", sql`not ${t.autoApproved} or (${t.state} = 'approved' and ${t.decidedBy} is null)`),
     check("access_requests_reason_length", sql`${t.reason} is null or char_length(${t.reason}) between 1 and 500`),
   ],
 );

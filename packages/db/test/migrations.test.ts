@@ -260,6 +260,12 @@ describe("migrations", () => {
     await expectViolation(insert(", state, decided_at, reason", ", 'rejected', now(), ''"), base, "access_requests_reason_length");
     await client.query(insert(", state, decided_at, reason", ", 'rejected', now(), 'use the public feed'"), base);
     await client.query(insert(", state, decided_at", ", 'withdrawn', now()"), base);
+    await expectViolation(
+      insert(", state, decided_at, auto_approved", ", 'withdrawn', now(), true"),
+      base,
+      "access_requests_auto_approved",
+    );
+    await client.query(insert(", state, decided_at, auto_approved", ", 'approved', now(), true"), base);
     // Deleting the API deletes its requests.
     await client.query("delete from streaming_apis where id = $1", [apiId]);
     const { rows } = await client.query("select count(*)::int as n from access_requests where app_id = $1", [appId]);

@@ -808,6 +808,8 @@ export interface components {
             requestedByEmail: string | null;
             /** Format: date-time */
             requestedAt: string;
+            /** @description Approved by the portal as it was made, because its plan auto-approves (decidedBy is null) */
+            autoApproved: boolean;
             /** @description Who approved, rejected or withdrew it */
             decidedBy: string | null;
             decidedByEmail: string | null;

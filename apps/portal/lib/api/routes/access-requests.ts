@@ -43,6 +43,7 @@ const accessRequestSchema = z
     requestedBy: z.uuid().nullable(),
     requestedByEmail: z.string().nullable(),
     requestedAt: timestamp,
+    autoApproved: z.boolean().describe("Approved by the portal as it was made, because its plan auto-approves (decidedBy is null)"),
     decidedBy: z.uuid().nullable().describe("Who approved, rejected or withdrew it"),
     decidedByEmail: z.string().nullable(),
     decidedAt: nullableTimestamp,

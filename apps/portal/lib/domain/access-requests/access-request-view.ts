@@ -35,6 +35,7 @@ const viewColumns = {
   requestedAt: accessRequests.requestedAt,
   /** requestedAt as PostgreSQL's text, to the microsecond: the pagination key. */
   requestedAtKey: sql<string>`${accessRequests.requestedAt}::text`,
+  autoApproved: accessRequests.autoApproved,
   decidedBy: accessRequests.decidedBy,
   decidedByEmail: decider.email,
   decidedAt: accessRequests.decidedAt,

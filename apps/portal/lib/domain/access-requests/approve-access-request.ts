@@ -37,7 +37,7 @@ export async function approveAccessRequest(options: { db: Database; actor: Autho
 }
 
 /** The approval itself, for callers that already hold the request (a later auto-approval joins the create transaction). */
-export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, request: AccessRequest) {
+export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, request: AccessRequest, options: { automatic?: boolean } = {}) {
   assertPending(request);
   const wanted = await grantsFor(tx, request);
   if (wanted.size === 0)
@@ -88,7 +88,7 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
 
   const [after] = await tx
     .update(accessRequests)
-    .set({ state: "approved", decidedBy: actor.userId || null, decidedAt: new Date() })
+    .set({ state: "approved", decidedBy: actor.userId || null, decidedAt: new Date(), autoApproved: options.automatic ?? false })
     .where(eq(accessRequests.id, request.id))
     .returning();
   await recordChange(tx, actor, {

@@ -87,7 +87,7 @@ export async function createAccessRequest(options: {
     const after = { ...request!, endpoints: wholeApi ? [] : chosen.map((e) => e.path).sort() };
     await recordChange(tx, actor, { action: "access_request.create", entityType: "access_request", entityId: request!.id, after });
     await enqueueWebhook(tx, "access_request.created", { request: after });
-    if (chosenPlan?.autoApprove) return (await approveInTransaction(tx, SYSTEM_ACTOR, request!)).request;
+    if (chosenPlan?.autoApprove) return (await approveInTransaction(tx, SYSTEM_ACTOR, request!, { automatic: true })).request;
     return request!;
   });
 }

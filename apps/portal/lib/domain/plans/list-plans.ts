@@ -1,7 +1,7 @@
 import { plans, streamingApis } from "@sluice/db";
 import { asc, eq, sql } from "drizzle-orm";
 
-import type { Actor } from "../../auth/actor";
+import type { Actor, AuthorizedActor } from "../../auth/actor";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
 import { toPlanView, type PlanView } from "./plan-view";
@@ -23,4 +23,13 @@ export async function getPlan(options: { db: DbOrTx; actor: Actor; apiId: string
   const [plan] = await options.db.select().from(plans).where(eq(plans.id, options.planId));
   if (!plan || plan.apiId !== options.apiId) throw notFound("The plan");
   return toPlanView(plan);
+}
+
+/** Every plan with its API's name and version, by API then plan: what an editor may put a grant under. */
+export async function listPlanChoices(options: { db: DbOrTx; actor: AuthorizedActor<"editor"> }) {
+  return options.db
+    .select({ id: plans.id, name: plans.name, apiName: streamingApis.name, apiVersion: streamingApis.version })
+    .from(plans)
+    .innerJoin(streamingApis, eq(streamingApis.id, plans.apiId))
+    .orderBy(asc(streamingApis.name), asc(streamingApis.version), asc(sql`lower(${plans.name})`));
 }

@@ -58,12 +58,3 @@ export async function loadPlan(db: DbOrTx, apiId: string, planId: string, lock?:
   if (!plan || plan.apiId !== apiId) throw notFound("The plan");
   return plan;
 }
-
-/** A limit's text for messages and pages: "5/s", "none". */
-export const LIMIT_LABELS: Record<PlanLimit, string> = {
-  connections: "connections",
-  subscriptionsPerConnection: "subscriptions per connection",
-  publishPerSecond: "publishes/s",
-  deliveredPerSecond: "messages delivered/s",
-  deliveredBytesPerSecond: "bytes delivered/s",
-};
