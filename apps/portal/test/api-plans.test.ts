@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 
-import { appGrants, auditLog } from "@sluice/db";
+import { appGrants, appLimits, auditLog, readPlanGrants } from "@sluice/db";
 import { and, asc, eq } from "drizzle-orm";
 
 import { auditRows, createTopic, outboxRows, uniqueName } from "./catalog-helpers";
@@ -332,6 +332,46 @@ describe("grants under a plan and the app record", () => {
     assert.equal(kept?.planId, null);
     const last = await lastAppRecord(appId);
     assert.ok(last && !("limits" in last));
+  });
+});
+
+describe("concurrent changes", () => {
+  test("grants added under plans and a plan edited at once: the record written last holds every committed grant and limit", async () => {
+    const [one, two] = await Promise.all([newPlan({ limits: { connections: 1 } }), newPlan({ limits: { connections: 2 } })]);
+    const appId = await newApp();
+    // Exact paths under a parameterised endpoint of the API: each reaches it.
+    const paramTopic = await createTopic("plans-parallel");
+    const endpoint = await editor.api.POST("/apis/{apiId}/endpoints", {
+      params: { path: { apiId } },
+      body: { path: `/${paramTopic}/{id}`, operations: ["subscribe"] } as never,
+    });
+    assert.ok(endpoint.data, JSON.stringify(endpoint.error));
+    const patterns = Array.from({ length: 6 }, (_, i) => `/${paramTopic}/parallel-${i}`);
+    const results = await Promise.all([
+      ...patterns.map((endpointPattern, i) =>
+        (i % 2 ? admin : editor).api.POST("/apps/{appId}/grants", {
+          params: { path: { appId } },
+          body: { endpointPattern, operations: ["subscribe"], planId: i % 2 ? two.id : one.id },
+        }),
+      ),
+      editor.api.PATCH("/apis/{apiId}/plans/{planId}", {
+        params: { path: { apiId, planId: one.id } },
+        body: { limits: { connections: 5 } },
+      }),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.response.status),
+      [201, 201, 201, 201, 201, 201, 200],
+    );
+    const expected = appLimits((await readPlanGrants(db, [appId])).get(appId) ?? []);
+    assert.deepEqual((await lastAppRecord(appId))?.limits, expected);
+    assert.deepEqual(
+      expected.map((l) => [l.plan, l.connections, l.patterns.length]),
+      [
+        [one.id, 5, 3],
+        [two.id, 2, 3],
+      ],
+    );
   });
 });
 
