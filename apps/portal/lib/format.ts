@@ -20,3 +20,22 @@ export function formatRelativeSeconds(seconds: number): string {
   }
   return `${seconds} seconds`;
 }
+
+/** A plan's limits as one line for pages ("1 connection · 5 publishes/s"); "no limits" when every limit is null. */
+export function formatPlanLimits(limits: {
+  connections: number | null;
+  subscriptionsPerConnection: number | null;
+  publishPerSecond: number | null;
+  deliveredPerSecond: number | null;
+  deliveredBytesPerSecond: number | null;
+}): string {
+  const n = (v: number) => v.toLocaleString("en-US");
+  const parts = [
+    limits.connections === null ? null : `${n(limits.connections)} connection${limits.connections === 1 ? "" : "s"}`,
+    limits.subscriptionsPerConnection === null ? null : `${n(limits.subscriptionsPerConnection)} subscriptions/connection`,
+    limits.publishPerSecond === null ? null : `${n(limits.publishPerSecond)} publishes/s`,
+    limits.deliveredPerSecond === null ? null : `${n(limits.deliveredPerSecond)} messages delivered/s`,
+    limits.deliveredBytesPerSecond === null ? null : `${n(limits.deliveredBytesPerSecond)} bytes delivered/s`,
+  ].filter((p) => p !== null);
+  return parts.length ? parts.join(" · ") : "no limits";
+}

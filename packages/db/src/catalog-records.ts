@@ -2,7 +2,7 @@
 // defines them. The portal writes them to the outbox and the bridge rebuilds the
 // full catalog from the same builders at its start, so both always agree; the
 // gateway reads them. Field names are the wire format's (snake_case).
-import type { App, Endpoint, SigningKey, StreamingApi } from "./schema.ts";
+import { PLAN_LIMITS, type App, type Endpoint, type Plan, type SigningKey, type StreamingApi } from "./schema.ts";
 
 /** The record kinds of CATALOG.md: a record key is `<kind>/<id>`. */
 export const CATALOG_KINDS = ["endpoint", "key", "app", "revoked"] as const;
@@ -45,8 +45,82 @@ export function signingKeyRecord(key: Pick<SigningKey, "kid" | "algorithm" | "pu
 
 export const signingKeyTombstone = (kid: string): CatalogRecord => ({ key: `key/${kid}`, value: null });
 
-export function appRecord(app: Pick<App, "id" | "name" | "tokensNotBefore">): CatalogRecord {
-  return { key: `app/${app.id}`, value: { v: 1, id: app.id, name: app.name, tokens_not_before: seconds(app.tokensNotBefore) } };
+/** What an app record needs of a plan. */
+export type PlanLimits = Pick<
+  Plan,
+  "id" | "name" | "connections" | "subscriptionsPerConnection" | "publishPerSecond" | "deliveredPerSecond" | "deliveredBytesPerSecond"
+>;
+
+/** One grant of an app under a plan: the pattern goes into the plan's entry of the app record. */
+export interface PlanGrant {
+  pattern: string;
+  plan: PlanLimits;
+}
+
+/** One entry of an app record's `limits` (CATALOG.md, app records). */
+export interface AppLimit {
+  plan: string;
+  name: string;
+  patterns: string[];
+  connections: number | null;
+  subscriptions_per_connection: number | null;
+  publish_per_second: number | null;
+  delivered_per_second: number | null;
+  delivered_bytes_per_second: number | null;
+}
+
+/**
+ * appLimits turns an app's grants under plans into its record's `limits`: one
+ * entry per plan with the patterns of the app's grants under it (sorted), most
+ * generous plan first, because the gateway lets the first entry whose pattern
+ * matches a path govern it. "More generous" compares the limits in PLAN_LIMITS
+ * order (connections, subscriptions per connection, publishes, delivered
+ * messages, delivered bytes per second), the first that differs deciding, with
+ * null (no limit) above every number; equal plans go by name, then id, so the
+ * record is the same whoever builds it.
+ */
+export function appLimits(grants: PlanGrant[]): AppLimit[] {
+  const byPlan = new Map<string, { plan: PlanLimits; patterns: string[] }>();
+  for (const g of grants) {
+    const entry = byPlan.get(g.plan.id) ?? { plan: g.plan, patterns: [] };
+    entry.patterns.push(g.pattern);
+    byPlan.set(g.plan.id, entry);
+  }
+  return [...byPlan.values()]
+    .sort((a, b) => compareGenerosity(b.plan, a.plan) || compareText(a.plan.name, b.plan.name) || compareText(a.plan.id, b.plan.id))
+    .map(({ plan, patterns }) => ({
+      plan: plan.id,
+      name: plan.name,
+      patterns: patterns.sort(compareText),
+      connections: plan.connections,
+      subscriptions_per_connection: plan.subscriptionsPerConnection,
+      publish_per_second: plan.publishPerSecond,
+      delivered_per_second: plan.deliveredPerSecond,
+      delivered_bytes_per_second: plan.deliveredBytesPerSecond,
+    }));
+}
+
+/** Negative when plan a is less generous than b (null, no limit, is the most generous). */
+export function compareGenerosity(a: PlanLimits, b: PlanLimits): number {
+  for (const limit of PLAN_LIMITS) {
+    const x = a[limit] ?? Number.POSITIVE_INFINITY;
+    const y = b[limit] ?? Number.POSITIVE_INFINITY;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Code-point order, not the locale's: the portal and the bridge must sort alike on any machine. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The app record; `limits` (appLimits) only when the app has grants under
+ * plans, so a plan-less app's record is what it was before plans existed.
+ */
+export function appRecord(app: Pick<App, "id" | "name" | "tokensNotBefore">, limits: AppLimit[] = []): CatalogRecord {
+  const value: Record<string, unknown> = { v: 1, id: app.id, name: app.name, tokens_not_before: seconds(app.tokensNotBefore) };
+  if (limits.length) value.limits = limits;
+  return { key: `app/${app.id}`, value };
 }
 
 export const appTombstone = (appId: string): CatalogRecord => ({ key: `app/${appId}`, value: null });

@@ -204,7 +204,66 @@ export const apps = pgTable(
   ],
 );
 
-/** What an app may do: an exact endpoint or a wildcard pattern such as `/sensors/*`. */
+/** The largest limit a plan may set, as the gateway reads it (CATALOG.md, app records). */
+export const MAX_PLAN_LIMIT = 1_099_511_627_776; // 2^40
+/** A plan's limits in the order "most generous" compares them (catalog-records.ts, appLimits). */
+export const PLAN_LIMITS = [
+  "connections",
+  "subscriptionsPerConnection",
+  "publishPerSecond",
+  "deliveredPerSecond",
+  "deliveredBytesPerSecond",
+] as const;
+export type PlanLimit = (typeof PLAN_LIMITS)[number];
+
+/** SQL check: a limit is null (none) or a positive integer the gateway accepts. */
+const limitCheck = (column: string) => sql.raw(`${column} is null or ${column} between 1 and ${MAX_PLAN_LIMIT}`);
+const limit = (name: string) => bigint(name, { mode: "number" });
+
+/**
+ * A plan of an API (issue 17 item 2): limits on what one app does on the
+ * endpoints its grants under the plan cover; null is no limit. Grants and
+ * access requests name a plan; the gateways get each app's plans in its
+ * catalog record (`limits`). `autoApprove`: an access request for this plan is
+ * approved as it is made.
+ */
+export const plans = pgTable(
+  "plans",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    apiId: uuid("api_id")
+      .notNull()
+      .references(() => streamingApis.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    connections: limit("connections"),
+    subscriptionsPerConnection: limit("subscriptions_per_connection"),
+    publishPerSecond: limit("publish_per_second"),
+    deliveredPerSecond: limit("delivered_per_second"),
+    deliveredBytesPerSecond: limit("delivered_bytes_per_second"),
+    autoApprove: boolean("auto_approve").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // "Free" and "free" on one API would be told apart only by case in every list.
+    uniqueIndex("plans_api_name_key").on(t.apiId, sql`lower(${t.name})`),
+    check("plans_name_length", sql`char_length(${t.name}) between 1 and 40`),
+    check("plans_description_length", sql`char_length(${t.description}) <= 500`),
+    check("plans_connections", limitCheck("connections")),
+    check("plans_subscriptions_per_connection", limitCheck("subscriptions_per_connection")),
+    check("plans_publish_per_second", limitCheck("publish_per_second")),
+    check("plans_delivered_per_second", limitCheck("delivered_per_second")),
+    check("plans_delivered_bytes_per_second", limitCheck("delivered_bytes_per_second")),
+  ],
+);
+
+/**
+ * What an app may do: an exact endpoint or a wildcard pattern such as `/sensors/*`,
+ * optionally under a plan of the API whose endpoints the pattern reaches. A plan
+ * in use cannot be deleted (restrict): deleting it would lift the app's limits
+ * unnoticed; deleting its API first takes the plan off its grants.
+ */
 export const appGrants = pgTable(
   "app_grants",
   {
@@ -215,9 +274,11 @@ export const appGrants = pgTable(
     endpointPattern: text("endpoint_pattern").notNull(),
     operations: text("operations").array().notNull(),
     grantedBy: uuid("granted_by").references(() => users.id, { onDelete: "set null" }),
+    planId: uuid("plan_id").references(() => plans.id, { onDelete: "restrict" }),
     createdAt: createdAt(),
   },
   (t) => [
+    index("app_grants_plan_idx").on(t.planId),
     unique("app_grants_app_pattern_key").on(t.appId, t.endpointPattern),
     check("app_grants_pattern_format", sql`${t.endpointPattern} ~ '^/[^/[:space:]]+(/.*)?$' and char_length(${t.endpointPattern}) <= 1024`),
     check("app_grants_operations_valid", operationsCheck("operations")),
@@ -230,7 +291,9 @@ export const appGrants = pgTable(
  * access_request_endpoints, with operations. Approving creates the app's grants
  * in the same transaction. A decided request is final: the checks tie every
  * state to its decision fields, so no code path can store a half-decided row.
- * Later work (plans, issue 17 item 2) adds the plan the request asks for here.
+ * The plan asked for (required by the portal when the API has plans) goes to
+ * the grants the approval creates; a decided request whose plan was deleted
+ * keeps its history in the audit log (set null).
  */
 export const accessRequests = pgTable(
   "access_requests",
@@ -245,9 +308,12 @@ export const accessRequests = pgTable(
     wholeApi: boolean("whole_api").notNull(),
     operations: text("operations").array().notNull(),
     justification: text("justification").notNull(),
+    planId: uuid("plan_id").references(() => plans.id, { onDelete: "set null" }),
     state: accessRequestState("state").notNull().default("pending"),
     requestedBy: uuid("requested_by").references(() => users.id, { onDelete: "set null" }),
     requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Approved by the portal itself as it was made (its plan auto-approves): no decider. */
+    autoApproved: boolean("auto_approved").notNull().default(false),
     // Who approved, rejected or withdrew it, and when (null while pending).
     decidedBy: uuid("decided_by").references(() => users.id, { onDelete: "set null" }),
     decidedAt: timestamp("decided_at", { withTimezone: true }),
@@ -261,6 +327,7 @@ export const accessRequests = pgTable(
     check("access_requests_justification_length", sql`char_length(${t.justification}) between 1 and 500`),
     check("access_requests_decided", sql`(${t.state} = 'pending') = (${t.decidedAt} is null)`),
     check("access_requests_reason", sql`(${t.state} = 'rejected') = (${t.reason} is not null)`),
+    check("access_requests_auto_approved", sql`not ${t.autoApproved} or (${t.state} = 'approved' and ${t.decidedBy} is null)`),
     check("access_requests_reason_length", sql`${t.reason} is null or char_length(${t.reason}) between 1 and 500`),
   ],
 );
@@ -661,6 +728,8 @@ export type Endpoint = typeof endpoints.$inferSelect;
 export type NewEndpoint = typeof endpoints.$inferInsert;
 export type App = typeof apps.$inferSelect;
 export type NewApp = typeof apps.$inferInsert;
+export type Plan = typeof plans.$inferSelect;
+export type NewPlan = typeof plans.$inferInsert;
 export type AppGrant = typeof appGrants.$inferSelect;
 export type NewAppGrant = typeof appGrants.$inferInsert;
 export type AccessRequest = typeof accessRequests.$inferSelect;

@@ -8,6 +8,7 @@
 // internal/catalog/vectors_test.go applies every case.
 import { fileURLToPath } from "node:url";
 import {
+  appLimits,
   appRecord,
   appTombstone,
   endpointRecord,
@@ -38,6 +39,16 @@ interface ExpectedEndpoint {
   api: { id: string; name: string; version: string };
 }
 
+interface ExpectedLimit {
+  plan: string;
+  patterns: string[];
+  connections: number;
+  subscriptions_per_connection: number;
+  publish_per_second: number;
+  delivered_per_second: number;
+  delivered_bytes_per_second: number;
+}
+
 interface VectorCase {
   name: string;
   records: VectorRecord[];
@@ -45,7 +56,8 @@ interface VectorCase {
   state: {
     endpoints: ExpectedEndpoint[];
     keys: { kid: string; alg: string; status: string }[];
-    apps: { id: string; tokens_not_before: number }[];
+    /** limits: the app's plans in the record's order (absent: no limits), each limit 0 for none. */
+    apps: { id: string; tokens_not_before: number; limits?: ExpectedLimit[] }[];
     revoked: { jti: string; expires_at: number }[];
   };
   /** Records rejected, or (revocations, apps) applied from what could be read. */
@@ -188,6 +200,40 @@ const eddsa = {
 };
 
 const dashboard = { id: "5d1f0c2e-3b4a-4e6f-8a9b-0c1d2e3f4a01", name: "Dashboard", tokensNotBefore: null };
+// Two plans of one API, given out of order: the record lists gold (no connection limit) before free.
+const freePlan = {
+  id: "0c2e4b1a-7d3f-4c5e-9a8b-1f2e3d4c5b01",
+  name: "free",
+  connections: 1,
+  subscriptionsPerConnection: 10,
+  publishPerSecond: 5,
+  deliveredPerSecond: 100,
+  deliveredBytesPerSecond: null,
+};
+const goldPlan = {
+  id: "0c2e4b1a-7d3f-4c5e-9a8b-1f2e3d4c5b02",
+  name: "gold",
+  connections: null,
+  subscriptionsPerConnection: null,
+  publishPerSecond: 1000,
+  deliveredPerSecond: null,
+  deliveredBytesPerSecond: 1048576,
+};
+const dashboardLimits = appLimits([
+  { pattern: "/prices/*", plan: freePlan },
+  { pattern: "/orders/eu", plan: goldPlan },
+  { pattern: "/orders/us", plan: goldPlan },
+]);
+/** A limit as the gateway holds it: 0 is none. */
+const held = (plan: typeof freePlan | typeof goldPlan, patterns: string[]): ExpectedLimit => ({
+  plan: plan.id,
+  patterns,
+  connections: plan.connections ?? 0,
+  subscriptions_per_connection: plan.subscriptionsPerConnection ?? 0,
+  publish_per_second: plan.publishPerSecond ?? 0,
+  delivered_per_second: plan.deliveredPerSecond ?? 0,
+  delivered_bytes_per_second: plan.deliveredBytesPerSecond ?? 0,
+});
 const revokedToken = { jti: "0b6c1d2e-3f4a-4b5c-8d6e-7f8091a2b301", appId: dashboard.id, expiresAt: at(NOW + 3600) };
 
 const expected = (e: Endpoint): ExpectedEndpoint => ({
@@ -345,6 +391,27 @@ export function catalogVectors() {
       name: "app: revoke every token (tokens_not_before)",
       records: [appRecord(dashboard), appRecord({ ...dashboard, tokensNotBefore: at(NOW - 60) })],
       state: { ...empty, apps: [{ id: dashboard.id, tokens_not_before: NOW - 60 }] },
+      ...ok,
+    },
+    {
+      name: "app: with two plans, the more generous first",
+      records: [appRecord(dashboard, dashboardLimits)],
+      state: {
+        ...empty,
+        apps: [
+          {
+            id: dashboard.id,
+            tokens_not_before: 0,
+            limits: [held(goldPlan, ["/orders/eu", "/orders/us"]), held(freePlan, ["/prices/*"])],
+          },
+        ],
+      },
+      ...ok,
+    },
+    {
+      name: "app: a record without limits lifts the plans it had",
+      records: [appRecord(dashboard, dashboardLimits), appRecord(dashboard)],
+      state: { ...empty, apps: [{ id: dashboard.id, tokens_not_before: 0, limits: [] }] },
       ...ok,
     },
     {

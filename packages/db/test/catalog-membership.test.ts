@@ -82,6 +82,45 @@ describe("catalog membership", () => {
     assert.deepEqual(kinds(records, "revoked"), []);
   });
 
+  test("app records carry the limits of the plans the app has grants under, as the portal writes them", async () => {
+    const q = (text: string, values: unknown[] = []) => client.query(text, values);
+    const apiId = (await q(`insert into streaming_apis (name, version) values ('Planned', '1.0.0') returning id`)).rows[0].id;
+    const plan = async (name: string, connections: number | null) =>
+      (await q(`insert into plans (api_id, name, connections) values ($1, $2, $3) returning id`, [apiId, name, connections])).rows[0]
+        .id as string;
+    const [free, gold] = [await plan("free", 1), await plan("gold", null)];
+    const planned = (await q(`insert into apps (name) values ('Planned app') returning id`)).rows[0].id as string;
+    const grant = (pattern: string, planId: string | null) =>
+      q(`insert into app_grants (app_id, endpoint_pattern, operations, plan_id) values ($1, $2, $3, $4)`, [
+        planned,
+        pattern,
+        ["subscribe"],
+        planId,
+      ]);
+    await grant("/prices/*", free);
+    await grant("/orders/us", gold);
+    await grant("/orders/eu", gold);
+    await grant("/news/*", null);
+    try {
+      const records = await readCatalogRecords(client);
+      const record = records.find((r) => r.key === `app/${planned}`)!;
+      const limits = ((record.value?.limits ?? []) as { plan: string; patterns: string[]; connections: number | null }[]).map((l) => [
+        l.plan,
+        l.patterns,
+        l.connections,
+      ]);
+      assert.deepEqual(limits, [
+        [gold, ["/orders/eu", "/orders/us"], null],
+        [free, ["/prices/*"], 1],
+      ]);
+      // An app without plans has no limits key, as before plans existed.
+      assert.ok(!("limits" in (records.find((r) => r.key === `app/${appId}`)!.value ?? {})));
+    } finally {
+      await q(`delete from apps where id = $1`, [planned]);
+      await q(`delete from streaming_apis where id = $1`, [apiId]);
+    }
+  });
+
   test("signingKeyInCatalog is the same rule for the portal's queries", async () => {
     const inCatalog = async (now?: Date) =>
       (await db.select({ kid: signingKeys.kid }).from(signingKeys).where(signingKeyInCatalog(now)).orderBy(asc(signingKeys.kid))).map(

@@ -67,6 +67,7 @@ describe("migrations", () => {
         "endpoints",
         "issued_tokens",
         "login_attempts",
+        "plans",
         "sessions",
         "signing_keys",
         "streaming_apis",
@@ -259,9 +260,38 @@ describe("migrations", () => {
     await expectViolation(insert(", state, decided_at, reason", ", 'rejected', now(), ''"), base, "access_requests_reason_length");
     await client.query(insert(", state, decided_at, reason", ", 'rejected', now(), 'use the public feed'"), base);
     await client.query(insert(", state, decided_at", ", 'withdrawn', now()"), base);
+    await expectViolation(
+      insert(", state, decided_at, auto_approved", ", 'withdrawn', now(), true"),
+      base,
+      "access_requests_auto_approved",
+    );
+    await client.query(insert(", state, decided_at, auto_approved", ", 'approved', now(), true"), base);
     // Deleting the API deletes its requests.
     await client.query("delete from streaming_apis where id = $1", [apiId]);
     const { rows } = await client.query("select count(*)::int as n from access_requests where app_id = $1", [appId]);
+    assert.equal(rows[0].n, 0);
+  });
+
+  test("plans: limits are positive up to 2^40 or null, names unique per API whatever the case, a plan in use is kept", async () => {
+    const apiId = await insertApi("Planned");
+    const insert = "insert into plans (api_id, name, connections, delivered_bytes_per_second) values ($1, $2, $3, $4) returning id";
+    const { rows: plans } = await client.query(insert, [apiId, "free", 1, null]);
+    await client.query(insert, [apiId, "gold", null, 1099511627776]);
+    await expectViolation(insert, [apiId, "FREE", 2, null], "plans_api_name_key");
+    await expectViolation(insert, [apiId, "", 2, null], "plans_name_length");
+    await expectViolation(insert, [apiId, "x".repeat(41), 2, null], "plans_name_length");
+    await expectViolation(insert, [apiId, "zero", 0, null], "plans_connections");
+    await expectViolation(insert, [apiId, "huge", null, 1099511627777], "plans_delivered_bytes_per_second");
+    const { rows: apps } = await client.query("insert into apps (name) values ('Planned app') returning id");
+    await client.query("insert into app_grants (app_id, endpoint_pattern, operations, plan_id) values ($1, '/planned/*', $2, $3)", [
+      apps[0].id,
+      ["subscribe"],
+      plans[0].id,
+    ]);
+    await expectViolation("delete from plans where id = $1", [plans[0].id], "app_grants_plan_id_plans_id_fk");
+    await client.query("update app_grants set plan_id = null where app_id = $1", [apps[0].id]);
+    await client.query("delete from streaming_apis where id = $1", [apiId]);
+    const { rows } = await client.query("select count(*)::int as n from plans where api_id = $1", [apiId]);
     assert.equal(rows[0].n, 0);
   });
 

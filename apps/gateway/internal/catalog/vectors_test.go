@@ -31,6 +31,16 @@ type catalogVectors struct {
 			Apps []struct {
 				ID              string `json:"id"`
 				TokensNotBefore int64  `json:"tokens_not_before"`
+				// Limits, when present, are the app's plans in order (0: no limit).
+				Limits *[]struct {
+					Plan                    string   `json:"plan"`
+					Patterns                []string `json:"patterns"`
+					Connections             int64    `json:"connections"`
+					SubscriptionsPerConn    int64    `json:"subscriptions_per_connection"`
+					PublishPerSecond        int64    `json:"publish_per_second"`
+					DeliveredPerSecond      int64    `json:"delivered_per_second"`
+					DeliveredBytesPerSecond int64    `json:"delivered_bytes_per_second"`
+				} `json:"limits"`
 			} `json:"apps"`
 			Revoked []struct {
 				JTI       string `json:"jti"`
@@ -202,6 +212,22 @@ func TestCatalogRecordVectors(t *testing.T) {
 			for _, a := range c.State.Apps {
 				if nbf, known := cat.AppTokensNotBefore(a.ID); !known || nbf != a.TokensNotBefore {
 					t.Errorf("app %s: tokens_not_before %d (known %v), want %d", a.ID, nbf, known, a.TokensNotBefore)
+				}
+				if a.Limits == nil {
+					continue
+				}
+				got := cat.AppLimits(a.ID)
+				if len(got) != len(*a.Limits) {
+					t.Errorf("app %s: %d limits, want %d", a.ID, len(got), len(*a.Limits))
+					continue
+				}
+				for i, w := range *a.Limits {
+					g := got[i]
+					if g.Plan != w.Plan || !slices.Equal(g.Patterns, w.Patterns) || g.Connections != w.Connections ||
+						g.SubscriptionsPerConn != w.SubscriptionsPerConn || g.PublishPerSecond != w.PublishPerSecond ||
+						g.DeliveredPerSecond != w.DeliveredPerSecond || g.DeliveredBytesPerSecond != w.DeliveredBytesPerSecond {
+						t.Errorf("app %s: limits[%d] = %+v, want %+v", a.ID, i, g, w)
+					}
 				}
 			}
 			for _, r := range c.State.Revoked {

@@ -18,20 +18,32 @@ export interface RequestableEndpoint {
   operations: string[];
 }
 
-/** An app's owner asks for the whole API or some of its endpoints. */
+export interface RequestablePlan {
+  id: string;
+  name: string;
+  description: string;
+  /** The limits as one line (formatPlanLimits). */
+  limits: string;
+  autoApprove: boolean;
+}
+
+/** An app's owner asks for the whole API or some of its endpoints, under one of its plans when it has plans. */
 export function RequestAccessForm({
   apiId,
   apps,
   endpoints,
   preselected,
+  plans,
 }: {
   apiId: string;
   apps: { id: string; name: string }[];
   endpoints: RequestableEndpoint[];
   preselected: string[];
+  plans: RequestablePlan[];
 }) {
   const [state, action] = useActionState(createAccessRequestAction, initial);
   const [scope, setScope] = useState(formValue(state, "scope", preselected.length ? "endpoints" : "api"));
+  const chosenPlan = formValue(state, "planId", plans[0]?.id ?? "");
   const endpointError =
     state.fieldErrors?.endpointIds ?? Object.entries(state.fieldErrors ?? {}).find(([k]) => k.startsWith("endpointIds."))?.[1];
   return (
@@ -95,6 +107,29 @@ export function RequestAccessForm({
         defaultChecked={formValues(state, "operations", ["subscribe"])}
         error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
       />
+      {plans.length ? (
+        <fieldset className="space-y-2" aria-describedby={state.fieldErrors?.planId ? "planId-error" : undefined}>
+          <legend className="text-sm font-medium text-slate-800">Plan</legend>
+          {plans.map((p) => (
+            <label key={p.id} className="flex items-start gap-2 text-sm">
+              <input type="radio" name="planId" value={p.id} defaultChecked={p.id === chosenPlan} className="mt-1 accent-teal-700" />
+              <span>
+                <span className="font-medium">{p.name}</span>
+                {p.autoApprove ? <span className="ml-2 text-xs text-teal-800">approved at once</span> : null}
+                <span className="block text-xs text-slate-600" data-testid="plan-limits">
+                  {p.limits}
+                </span>
+                {p.description ? <span className="block text-xs text-slate-500">{p.description}</span> : null}
+              </span>
+            </label>
+          ))}
+          {state.fieldErrors?.planId ? (
+            <p id="planId-error" role="alert" className="text-sm text-red-700">
+              {state.fieldErrors.planId}
+            </p>
+          ) : null}
+        </fieldset>
+      ) : null}
       <TextAreaField
         label="Justification"
         name="justification"

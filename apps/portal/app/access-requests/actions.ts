@@ -22,6 +22,7 @@ export async function createAccessRequestAction(_prev: FormState, form: FormData
     endpointIds: text(f, "scope") === "api" ? undefined : f.getAll("endpointIds").map(String),
     operations: f.getAll("operations").map(String),
     justification: text(f, "justification"),
+    planId: text(f, "planId") || undefined,
   });
   const state = await runFormAction(form, { role: "viewer", read, schema: createAccessRequestInput }, async ({ db, actor, input }) => {
     await createAccessRequest({ db, actor, appId, input });

@@ -60,6 +60,7 @@ export function AccessRequestTable({
                 </ul>
               )}
               <span className="block text-xs text-slate-500">{r.operations.join(", ")}</span>
+              {r.planName ? <span className="block text-xs text-slate-700">plan {r.planName}</span> : null}
             </Td>
             <Td className="max-w-xs text-sm break-words text-slate-700">{r.justification}</Td>
             <Td className="text-sm">
@@ -70,7 +71,8 @@ export function AccessRequestTable({
               <Badge tone={stateTone[r.state]}>{r.state}</Badge>
               {r.decidedAt ? (
                 <span className="block text-xs text-slate-500">
-                  {formatDateTime(r.decidedAt)} by {r.decidedByEmail ?? "a deleted user"}
+                  {formatDateTime(r.decidedAt)}{" "}
+                  {r.autoApproved ? "automatically (the plan auto-approves)" : `by ${r.decidedByEmail ?? "a deleted user"}`}
                 </span>
               ) : null}
               {r.reason ? (

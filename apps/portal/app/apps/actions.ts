@@ -10,10 +10,11 @@ import { deleteApp } from "@/lib/domain/apps/delete-app";
 import { updateApp } from "@/lib/domain/apps/update-app";
 import { addGrant } from "@/lib/domain/grants/add-grant";
 import { removeGrant } from "@/lib/domain/grants/remove-grant";
+import { updateGrant } from "@/lib/domain/grants/update-grant";
 import { mintToken } from "@/lib/domain/tokens/mint-token";
 import { revokeAllTokens } from "@/lib/domain/tokens/revoke-all-tokens";
 import { revokeToken } from "@/lib/domain/tokens/revoke-token";
-import { addGrantInput, createAppInput, updateAppInput } from "@/lib/validation/apps";
+import { addGrantInput, createAppInput, updateAppInput, updateGrantInput } from "@/lib/validation/apps";
 import { mintTokenInput } from "@/lib/validation/tokens";
 
 const text = (form: FormData, name: string) => String(form.get(name) ?? "");
@@ -56,13 +57,27 @@ export async function deleteAppAction(_prev: FormState, form: FormData): Promise
 
 export async function addGrantAction(_prev: FormState, form: FormData): Promise<FormState> {
   const appId = text(form, "appId");
-  const read = (f: FormData) => ({ endpointPattern: text(f, "endpointPattern").trim(), operations: f.getAll("operations").map(String) });
+  const read = (f: FormData) => ({
+    endpointPattern: text(f, "endpointPattern").trim(),
+    operations: f.getAll("operations").map(String),
+    planId: text(f, "planId") || null,
+  });
   const state = await runFormAction(form, { role: "editor", read, schema: addGrantInput }, async ({ db, actor, input }) => {
     const grant = await addGrant({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);
     return { ok: true, message: `Granted ${grant!.endpointPattern}.` };
   });
   return state;
+}
+
+export async function setGrantPlanAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const appId = text(form, "appId");
+  const read = (f: FormData) => ({ planId: text(f, "planId") || null });
+  return runFormAction(form, { role: "editor", read, schema: updateGrantInput }, async ({ db, actor, input }) => {
+    await updateGrant({ db, actor, appId, grantId: text(form, "grantId"), input });
+    revalidatePath(`/apps/${appId}`);
+    return { ok: true, message: "Plan set." };
+  });
 }
 
 export async function removeGrantAction(_prev: FormState, form: FormData): Promise<FormState> {

@@ -10,6 +10,7 @@ import { SubmitButton } from "@/components/ui/submit-button";
 
 import {
   addGrantAction,
+  setGrantPlanAction,
   createAppAction,
   deleteAppAction,
   mintTokenAction,
@@ -71,7 +72,28 @@ export function DeleteAppButton({ appId, name }: { appId: string; name: string }
   );
 }
 
-export function AddGrantForm({ appId }: { appId: string }) {
+export interface PlanChoice {
+  id: string;
+  name: string;
+  apiName: string;
+  apiVersion: string;
+}
+
+/** The plan select of the grant forms: no plan, or a plan of an API (the pattern must reach that API's endpoints only). */
+function PlanOptions({ plans }: { plans: PlanChoice[] }) {
+  return (
+    <>
+      <option value="">No plan (no limits)</option>
+      {plans.map((p) => (
+        <option key={p.id} value={p.id}>
+          {p.name} · {p.apiName} v{p.apiVersion}
+        </option>
+      ))}
+    </>
+  );
+}
+
+export function AddGrantForm({ appId, plans }: { appId: string; plans: PlanChoice[] }) {
   const [state, action] = useActionState(addGrantAction, initial);
   return (
     <form action={action} className="space-y-3" noValidate aria-label="Add grant">
@@ -99,8 +121,60 @@ export function AddGrantForm({ appId }: { appId: string }) {
           error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
         />
       </div>
+      {plans.length ? (
+        <SelectField
+          label="Plan"
+          name="planId"
+          defaultValue={formValue(state, "planId")}
+          hint="The plan's limits govern the pattern on every gateway; it must be a plan of the one API whose endpoints the pattern reaches."
+          error={state.fieldErrors?.planId}
+        >
+          <PlanOptions plans={plans} />
+        </SelectField>
+      ) : null}
       <FormMessage state={state} />
       <SubmitButton pendingText="Adding…">Add grant</SubmitButton>
+    </form>
+  );
+}
+
+/** Moves one grant to another plan, or to none. */
+export function GrantPlanForm({
+  appId,
+  grantId,
+  planId,
+  plans,
+}: {
+  appId: string;
+  grantId: string;
+  planId: string | null;
+  plans: PlanChoice[];
+}) {
+  const [state, action] = useActionState(setGrantPlanAction, initial);
+  return (
+    <form action={action} className="flex flex-wrap items-center gap-2">
+      <CsrfField />
+      <input type="hidden" name="appId" value={appId} />
+      <input type="hidden" name="grantId" value={grantId} />
+      <label className="sr-only" htmlFor={`grant-plan-${grantId}`}>
+        Plan of the grant
+      </label>
+      <select
+        id={`grant-plan-${grantId}`}
+        name="planId"
+        defaultValue={planId ?? ""}
+        className="rounded-md border border-slate-300 px-2 py-1 text-xs shadow-sm"
+      >
+        <PlanOptions plans={plans} />
+      </select>
+      <SubmitButton variant="secondary" pendingText="Setting…" className="!px-2 !py-1 text-xs">
+        Set plan
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <p role="alert" className="w-full text-xs text-red-700">
+          {state.fieldErrors?.planId ?? state.message}
+        </p>
+      ) : null}
     </form>
   );
 }

@@ -21,6 +21,12 @@ export const createAccessRequestInput = z.object({
   justification: text500("say in a few words what the app needs the access for").describe(
     "Why the app needs it, for the decider (1–500 characters)",
   ),
+  planId: z
+    .uuid("must be a plan id (UUID)")
+    .optional()
+    .describe(
+      "One of the API's plans (GET /apis/{apiId}/plans); required when the API has plans. The grants the approval creates are under it; a plan with autoApprove approves the request as it is made.",
+    ),
 });
 
 /** CreateAccessRequestInput is createAccessRequestInput after parsing: what the domain function takes, already validated. */

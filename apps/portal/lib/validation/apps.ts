@@ -47,10 +47,20 @@ export const operationsSchema = z
   .min(1, "choose subscribe, publish or both")
   .refine((ops) => new Set(ops).size === ops.length, "lists an operation twice");
 
+const grantPlanSchema = z
+  .uuid("must be a plan id (UUID)")
+  .nullable()
+  .describe("A plan of the API whose endpoints the pattern reaches (a pattern spanning APIs, or reaching none, has no plan); null: none");
+
 export const addGrantInput = z.object({
   endpointPattern: grantPatternSchema.describe("An endpoint path (/orders/eu) or a wildcard (/prices/*, /*); stored in canonical form"),
   operations: operationsSchema,
+  planId: grantPlanSchema.optional(),
 });
 
 /** AddGrantInput is addGrantInput after parsing: what the domain function takes, already validated. */
 export type AddGrantInput = z.output<typeof addGrantInput>;
+
+export const updateGrantInput = z.object({ planId: grantPlanSchema });
+
+export type UpdateGrantInput = z.output<typeof updateGrantInput>;

@@ -14,13 +14,16 @@ import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
+import { listPlans } from "@/lib/domain/plans/list-plans";
+import { canManagePlans } from "@/lib/domain/plans/plan-view";
 import { canSeeApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
-import { formatDateTime } from "@/lib/format";
+import { formatDateTime, formatPlanLimits } from "@/lib/format";
 import { listEndpointsQuery } from "@/lib/validation/endpoints";
 import { parseInput } from "@/lib/validation/parse";
 
 import { DeleteButton } from "../delete-button";
+import { DeletePlanButton, PlanForm } from "../plan-forms";
 import { loadOr404 } from "@/lib/load-or-404";
 
 type Params = { apiId: string };
@@ -41,6 +44,8 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
     throw err;
   });
   const canEdit = hasRole(actor, "editor");
+  const plans = await listPlans({ db, actor, apiId: api.id });
+  const plansEditable = canManagePlans(actor, { ownerId: api.owner?.id ?? null });
 
   return (
     <>
@@ -208,6 +213,69 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
           </Table>
         )}
         <NextPageLink nextCursor={page.nextCursor} params={{ q: query.q, cursor: query.cursor }} basePath={`/apis/${api.id}`} />
+      </section>
+
+      <section aria-labelledby="plans-heading" className="mt-10">
+        <h2 id="plans-heading" className="mb-1 text-lg font-semibold">
+          Plans
+        </h2>
+        <p className="mb-4 text-sm text-slate-600">
+          What an app may do under each plan, on every gateway. An access request names a plan; its grants are under it.
+          {plansEditable ? " The API's owner, editors and admins define them." : ""}
+        </p>
+        {plans.length === 0 ? (
+          <EmptyState title="No plans">Access to this API comes without limits.</EmptyState>
+        ) : (
+          <Table caption={`Plans of ${api.name}`}>
+            <thead>
+              <tr>
+                <Th>Plan</Th>
+                <Th>Limits</Th>
+                <Th>Approval</Th>
+                {plansEditable ? (
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {plans.map((p) => (
+                <tr key={p.id} data-testid="plan-row">
+                  <Td>
+                    <span className="font-medium">{p.name}</span>
+                    {p.description ? <span className="block text-xs text-slate-500">{p.description}</span> : null}
+                  </Td>
+                  <Td className="text-sm">{formatPlanLimits(p.limits)}</Td>
+                  <Td>
+                    {p.autoApprove ? <Badge tone="teal">automatic</Badge> : <span className="text-sm text-slate-600">by a decider</span>}
+                  </Td>
+                  {plansEditable ? (
+                    <Td className="text-right align-top">
+                      <div className="flex flex-col items-end gap-2">
+                        <details className="w-full max-w-xl text-left">
+                          <summary className="cursor-pointer text-sm text-teal-800">Edit</summary>
+                          <div className="mt-2 rounded-lg border border-slate-200 p-4">
+                            <PlanForm apiId={api.id} plan={p} />
+                          </div>
+                        </details>
+                        <DeletePlanButton apiId={api.id} planId={p.id} name={p.name} />
+                      </div>
+                    </Td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        {plansEditable ? (
+          <details className="mt-4 rounded-lg border border-slate-200 p-5">
+            <summary className="cursor-pointer text-base font-semibold">Add a plan</summary>
+            <div className="mt-3">
+              <PlanForm apiId={api.id} />
+            </div>
+          </details>
+        ) : null}
       </section>
 
       <ClientCodeSection actor={actor} apiId={api.id} />

@@ -9,19 +9,21 @@ import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
 import { Table, Td, Th } from "@/components/ui/table";
 import { DEFAULT_PAGE_SIZE } from "@/lib/pagination";
-import { hasRole } from "@/lib/auth/actor";
+import { hasRole, tryAuthorize } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { tokenSettings } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
 import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-requests";
 import { listGrants } from "@/lib/domain/grants/list-grants";
+import { listPlanChoices } from "@/lib/domain/plans/list-plans";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
-import { formatDateTime, formatRelativeSeconds } from "@/lib/format";
+import { formatDateTime, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
 
 import {
   AddGrantForm,
+  GrantPlanForm,
   AppForm,
   DeleteAppButton,
   MintTokenForm,
@@ -77,6 +79,8 @@ export default async function AppPage({
   const requests = await listAppAccessRequests({ db, actor, appId, limit: DEFAULT_PAGE_SIZE });
   const tokens = await loadOr404(() => listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }));
   const editor = hasRole(actor, "editor");
+  const editorActor = tryAuthorize(actor, "editor");
+  const planChoices = editorActor ? await listPlanChoices({ db, actor: editorActor }) : [];
   const { maxLifetimeSeconds } = tokenSettings();
   const isConsole = app.kind === "console";
 
@@ -134,6 +138,7 @@ export default async function AppPage({
                 <tr>
                   <Th>Endpoint pattern</Th>
                   <Th>Operations</Th>
+                  <Th>Plan</Th>
                   <Th>Granted</Th>
                   {editor ? (
                     <Th>
@@ -147,6 +152,22 @@ export default async function AppPage({
                   <tr key={g.id}>
                     <Td className="font-mono text-xs">{g.endpointPattern}</Td>
                     <Td>{g.operations.join(", ")}</Td>
+                    <Td className="text-sm">
+                      {g.plan ? (
+                        <>
+                          <span className="font-medium">{g.plan.name}</span>{" "}
+                          <span className="text-xs text-slate-500">({g.plan.apiName})</span>
+                          <span className="block text-xs text-slate-600">{formatPlanLimits(g.plan.limits)}</span>
+                        </>
+                      ) : (
+                        <span className="text-slate-500">none (no limits)</span>
+                      )}
+                      {editor && planChoices.length ? (
+                        <div className="mt-1">
+                          <GrantPlanForm appId={app.id} grantId={g.id} planId={g.planId} plans={planChoices} />
+                        </div>
+                      ) : null}
+                    </Td>
                     <Td>{formatDateTime(g.createdAt)}</Td>
                     {editor ? (
                       <Td className="text-right">
@@ -161,7 +182,7 @@ export default async function AppPage({
           {editor ? (
             <div className="mt-4 rounded-lg border border-slate-200 p-5">
               <h3 className="mb-3 text-base font-semibold">Add a grant</h3>
-              <AddGrantForm appId={app.id} />
+              <AddGrantForm appId={app.id} plans={planChoices} />
             </div>
           ) : null}
         </section>

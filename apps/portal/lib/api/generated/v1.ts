@@ -388,6 +388,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/{apiId}/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an API's plans */
+        get: operations["listPlans"];
+        put?: never;
+        /**
+         * Define a plan of an API
+         * @description The API's owner, editors and admins. A name the API already has (whatever the case) is 409.
+         */
+        post: operations["createPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/plans/{planId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a plan */
+        get: operations["getPlan"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plan that is not in use
+         * @description The API's owner, editors and admins. A plan that grants are under, or that pending access requests ask for, is 409 naming them: move the grants to another plan (PATCH /apps/{appId}/grants/{grantId}) or decide the requests first. Deleting the API takes its plans off their grants.
+         */
+        delete: operations["deletePlan"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a plan
+         * @description The API's owner, editors and admins. Omitted fields keep their value. Every app with a grant under the plan gets its new limits on every gateway.
+         */
+        patch: operations["updatePlan"];
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -443,7 +489,7 @@ export interface paths {
         put?: never;
         /**
          * Grant an app an endpoint pattern
-         * @description An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover.
+         * @description An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise).
          */
         post: operations["addGrant"];
         delete?: never;
@@ -469,7 +515,11 @@ export interface paths {
         delete: operations["removeGrant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Move a grant to another plan, or to none
+         * @description The app's record goes to the gateways with its new limits. The plan must be of the API the pattern reaches (422 naming planId).
+         */
+        patch: operations["updateGrant"];
         trace?: never;
     };
     "/apps/{appId}/tokens": {
@@ -581,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending access request, creating the app's grants
-         * @description The API's owner, editors and admins. In one transaction: one grant per endpoint for the requested operations it allows (an exact endpoint's path; /topic/* for a parameterised endpoint; for a whole-API request the endpoints the API has now). Grants the app already has are kept (or gain missing operations). A decided request is 409.
+         * @description The API's owner, editors and admins. In one transaction: one grant per endpoint for the requested operations it allows (an exact endpoint's path; /topic/* for a parameterised endpoint; for a whole-API request the endpoints the API has now), under the request's plan. Grants the app already has are kept (or gain missing operations); with a plan, only a grant under the same plan counts as covering, and a grant of the same pattern moves to the request's plan. A decided request is 409.
          */
         post: operations["approveAccessRequest"];
         delete?: never;
@@ -642,7 +692,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for access to an API or some of its endpoints for an app
-         * @description The app's owner (editors and admins for any app). Leave endpointIds out for the whole API. Each chosen endpoint must allow every operation asked for. A pending request of the app that overlaps this one (same endpoint, or the whole API) is 409.
+         * @description The app's owner (editors and admins for any app). Leave endpointIds out for the whole API. Each chosen endpoint must allow every operation asked for. When the API has plans, planId names one (422 otherwise); a plan with autoApprove has the request approved at once by the portal (state approved, decidedBy null, audited as system), grants under the plan included. A pending request of the app that overlaps this one (same endpoint, or the whole API) is 409.
          */
         post: operations["createAccessRequest"];
         delete?: never;
@@ -849,12 +899,17 @@ export interface components {
             }[];
             operations: ("subscribe" | "publish")[];
             justification: string;
+            /** @description The plan asked for; the approval's grants are under it */
+            planId: string | null;
+            planName: string | null;
             /** @enum {string} */
             state: "pending" | "approved" | "rejected" | "withdrawn";
             requestedBy: string | null;
             requestedByEmail: string | null;
             /** Format: date-time */
             requestedAt: string;
+            /** @description Approved by the portal as it was made, because its plan auto-approves (decidedBy is null) */
+            autoApproved: boolean;
             /** @description Who approved, rejected or withdrew it */
             decidedBy: string | null;
             decidedByEmail: string | null;
@@ -1094,8 +1149,52 @@ export interface components {
             endpointPattern: string;
             operations: ("subscribe" | "publish")[];
             grantedBy: string | null;
+            /** @description The plan whose limits govern the pattern on the gateways; null: none */
+            planId: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        GrantWithPlan: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            appId: string;
+            /** @description Canonical endpoint path or wildcard (/prices/*) */
+            endpointPattern: string;
+            operations: ("subscribe" | "publish")[];
+            grantedBy: string | null;
+            /** @description The plan whose limits govern the pattern on the gateways; null: none */
+            planId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The grant's plan with its limits and API */
+            plan: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                apiId: string;
+                name: string;
+                description: string;
+                limits: {
+                    /** @description Concurrent connections of one app (all gateway nodes together); null: no limit */
+                    connections: number | null;
+                    /** @description Subscriptions one connection may hold; null: no limit */
+                    subscriptionsPerConnection: number | null;
+                    /** @description Messages one app may publish per second; null: no limit */
+                    publishPerSecond: number | null;
+                    /** @description Messages delivered to one app per second; null: no limit */
+                    deliveredPerSecond: number | null;
+                    /** @description Bytes delivered to one app per second; null: no limit */
+                    deliveredBytesPerSecond: number | null;
+                };
+                /** @description Access requests for this plan are approved as they are made */
+                autoApprove: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                apiName: string;
+            } | null;
         };
         KafkaTopic: {
             name: string;
@@ -1122,6 +1221,32 @@ export interface components {
             role: "viewer" | "editor" | "admin";
             /** @enum {string} */
             authenticatedWith: "session" | "api-key";
+        };
+        Plan: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            apiId: string;
+            name: string;
+            description: string;
+            limits: {
+                /** @description Concurrent connections of one app (all gateway nodes together); null: no limit */
+                connections: number | null;
+                /** @description Subscriptions one connection may hold; null: no limit */
+                subscriptionsPerConnection: number | null;
+                /** @description Messages one app may publish per second; null: no limit */
+                publishPerSecond: number | null;
+                /** @description Messages delivered to one app per second; null: no limit */
+                deliveredPerSecond: number | null;
+                /** @description Bytes delivered to one app per second; null: no limit */
+                deliveredBytesPerSecond: number | null;
+            };
+            /** @description Access requests for this plan are approved as they are made */
+            autoApprove: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description RFC 9457 problem details. `errors` names each bad field. */
         Problem: {
@@ -2351,6 +2476,215 @@ export interface operations {
             };
         };
     };
+    listPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Plan"][];
+                    };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique in the API, whatever the case (1–40 characters) */
+                    name: string;
+                    /** @default  */
+                    description?: string;
+                    /**
+                     * @description Each limit a positive whole number, or null or left out for none
+                     * @default {}
+                     */
+                    limits?: {
+                        /** @description Concurrent connections of one app (all gateway nodes together); null: no limit */
+                        connections?: number | null;
+                        /** @description Subscriptions one connection may hold; null: no limit */
+                        subscriptionsPerConnection?: number | null;
+                        /** @description Messages one app may publish per second; null: no limit */
+                        publishPerSecond?: number | null;
+                        /** @description Messages delivered to one app per second; null: no limit */
+                        deliveredPerSecond?: number | null;
+                        /** @description Bytes delivered to one app per second; null: no limit */
+                        deliveredBytesPerSecond?: number | null;
+                    };
+                    /**
+                     * @description An access request for this plan is approved as it is made
+                     * @default false
+                     */
+                    autoApprove?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deletePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiId: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /** @description The limits given change; those left out keep their value */
+                    limits?: {
+                        /** @description Concurrent connections of one app (all gateway nodes together); null: no limit */
+                        connections?: number | null;
+                        /** @description Subscriptions one connection may hold; null: no limit */
+                        subscriptionsPerConnection?: number | null;
+                        /** @description Messages one app may publish per second; null: no limit */
+                        publishPerSecond?: number | null;
+                        /** @description Messages delivered to one app per second; null: no limit */
+                        deliveredPerSecond?: number | null;
+                        /** @description Bytes delivered to one app per second; null: no limit */
+                        deliveredBytesPerSecond?: number | null;
+                    };
+                    autoApprove?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listApps: {
         parameters: {
             query?: {
@@ -2552,7 +2886,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["Grant"][];
+                        items: components["schemas"]["GrantWithPlan"][];
                     };
                 };
             };
@@ -2582,6 +2916,8 @@ export interface operations {
                     /** @description An endpoint path (/orders/eu) or a wildcard (/prices/*, /*); stored in canonical form */
                     endpointPattern: string;
                     operations: ("subscribe" | "publish")[];
+                    /** @description A plan of the API whose endpoints the pattern reaches (a pattern spanning APIs, or reaching none, has no plan); null: none */
+                    planId?: string | null;
                 };
             };
         };
@@ -2624,6 +2960,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A plan of the API whose endpoints the pattern reaches (a pattern spanning APIs, or reaching none, has no plan); null: none */
+                    planId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
             };
             /** @description An error (problem+json naming the bad field) */
             default: {
@@ -3023,6 +3398,11 @@ export interface operations {
                     operations: ("subscribe" | "publish")[];
                     /** @description Why the app needs it, for the decider (1–500 characters) */
                     justification: string;
+                    /**
+                     * Format: uuid
+                     * @description One of the API's plans (GET /apis/{apiId}/plans); required when the API has plans. The grants the approval creates are under it; a plan with autoApprove approves the request as it is made.
+                     */
+                    planId?: string;
                 };
             };
         };

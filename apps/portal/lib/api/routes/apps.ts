@@ -10,10 +10,12 @@ import { updateApp } from "../../domain/apps/update-app";
 import { addGrant } from "../../domain/grants/add-grant";
 import { listGrants } from "../../domain/grants/list-grants";
 import { removeGrant } from "../../domain/grants/remove-grant";
-import { addGrantInput, createAppInput, updateAppInput } from "../../validation/apps";
+import { updateGrant } from "../../domain/grants/update-grant";
+import { addGrantInput, createAppInput, updateAppInput, updateGrantInput } from "../../validation/apps";
 import { pageQuery, pageSchema } from "../../pagination";
 import { defineRoute } from "../route";
 import { nullableTimestamp, timestamp } from "../schemas";
+import { planSchema } from "./plans";
 
 const appId = z.object({ appId: z.uuid("must be a UUID") });
 const grantPath = z.object({ appId: z.uuid("must be a UUID"), grantId: z.uuid("must be a UUID") });
@@ -39,9 +41,14 @@ export const grantSchema = z
     endpointPattern: z.string().describe("Canonical endpoint path or wildcard (/prices/*)"),
     operations: z.array(z.enum(["subscribe", "publish"])),
     grantedBy: z.uuid().nullable(),
+    planId: z.uuid().nullable().describe("The plan whose limits govern the pattern on the gateways; null: none"),
     createdAt: timestamp,
   })
   .meta({ id: "Grant" });
+
+export const grantWithPlanSchema = grantSchema
+  .extend({ plan: planSchema.extend({ apiName: z.string() }).nullable().describe("The grant's plan with its limits and API") })
+  .meta({ id: "GrantWithPlan" });
 
 export const appRoutes = [
   defineRoute({
@@ -121,7 +128,7 @@ export const appRoutes = [
     tag: "Apps",
     auth: "viewer",
     params: appId,
-    response: z.object({ items: z.array(grantSchema) }),
+    response: z.object({ items: z.array(grantWithPlanSchema) }),
     handler: async ({ db, actor, params }) => ({ items: await listGrants({ db, actor, appId: params.appId }) }),
   }),
   defineRoute({
@@ -130,7 +137,7 @@ export const appRoutes = [
     operationId: "addGrant",
     summary: "Grant an app an endpoint pattern",
     description:
-      "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover.",
+      "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise).",
     tag: "Apps",
     auth: "editor",
     params: appId,
@@ -138,6 +145,20 @@ export const appRoutes = [
     status: 201,
     response: grantSchema,
     handler: async ({ db, actor, params, body }) => addGrant({ db, actor, appId: params.appId, input: body }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/apps/{appId}/grants/{grantId}",
+    operationId: "updateGrant",
+    summary: "Move a grant to another plan, or to none",
+    description:
+      "The app's record goes to the gateways with its new limits. The plan must be of the API the pattern reaches (422 naming planId).",
+    tag: "Apps",
+    auth: "editor",
+    params: grantPath,
+    body: updateGrantInput,
+    response: grantSchema,
+    handler: async ({ db, actor, params, body }) => updateGrant({ db, actor, appId: params.appId, grantId: params.grantId, input: body }),
   }),
   defineRoute({
     method: "DELETE",

@@ -10,6 +10,7 @@ import { auditRoutes } from "./audit";
 import { clientRoutes } from "./clients";
 import { consoleRoutes } from "./console";
 import { endpointRoutes } from "./endpoints";
+import { planRoutes } from "./plans";
 import { schemaRegistryRoutes } from "./schema-registry";
 import { signingKeyRoutes } from "./signing-keys";
 import { tokenRoutes } from "./tokens";
@@ -26,6 +27,7 @@ export const allRoutes: RouteDef[] = [
   ...schemaRegistryRoutes,
   ...asyncApiRoutes,
   ...clientRoutes,
+  ...planRoutes,
   ...appRoutes,
   ...tokenRoutes,
   ...accessRequestRoutes,

@@ -3,7 +3,7 @@
 // the requesting side is whoever may manage the app (its owner, editors,
 // admins). Anyone else gets 404, the same answer as for a request that does
 // not exist, so viewers cannot probe other teams' apps or APIs.
-import { accessRequestEndpoints, accessRequests, apps, endpoints, streamingApis, users, type AccessRequest } from "@sluice/db";
+import { accessRequestEndpoints, accessRequests, apps, endpoints, plans, streamingApis, users, type AccessRequest } from "@sluice/db";
 import { alias } from "drizzle-orm/pg-core";
 import { asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 
@@ -27,12 +27,15 @@ const viewColumns = {
   wholeApi: accessRequests.wholeApi,
   operations: accessRequests.operations,
   justification: accessRequests.justification,
+  planId: accessRequests.planId,
+  planName: plans.name,
   state: accessRequests.state,
   requestedBy: accessRequests.requestedBy,
   requestedByEmail: requester.email,
   requestedAt: accessRequests.requestedAt,
   /** requestedAt as PostgreSQL's text, to the microsecond: the pagination key. */
   requestedAtKey: sql<string>`${accessRequests.requestedAt}::text`,
+  autoApproved: accessRequests.autoApproved,
   decidedBy: accessRequests.decidedBy,
   decidedByEmail: decider.email,
   decidedAt: accessRequests.decidedAt,
@@ -46,6 +49,7 @@ export function selectAccessRequestRows(db: DbOrTx, where: SQL | undefined) {
     .from(accessRequests)
     .innerJoin(apps, eq(apps.id, accessRequests.appId))
     .innerJoin(streamingApis, eq(streamingApis.id, accessRequests.apiId))
+    .leftJoin(plans, eq(plans.id, accessRequests.planId))
     .leftJoin(requester, eq(requester.id, accessRequests.requestedBy))
     .leftJoin(decider, eq(decider.id, accessRequests.decidedBy))
     .where(where);

@@ -6,14 +6,18 @@
 // its topic. A whole-API request is granted the endpoints the API has at
 // approval; endpoints added later need a new request. A grant the app already
 // has is not an error: one that covers the access is left alone, one for the
-// same pattern with fewer operations gains the missing ones.
-import { accessRequestEndpoints, accessRequests, appGrants, apps, endpoints, type AccessRequest, type AppGrant } from "@sluice/db";
+// same pattern with fewer operations gains the missing ones. A request with a
+// plan puts its grants under that plan: a grant is "already covering" only
+// under the same plan, a grant of the same pattern moves to the request's plan,
+// and the app's record goes out with its new limits.
+import { accessRequestEndpoints, accessRequests, appGrants, apps, endpoints, plans, type AccessRequest, type AppGrant } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
 import type { AuthorizedActor } from "../../auth/actor";
 import type { Database, Tx } from "../../db";
 import { conflict } from "../../errors";
 import { recordChange } from "../../outbox/record-change";
+import { currentAppRecords } from "../apps/current-app-records";
 import { covers, parsePattern, type Op } from "../../permissions/match";
 import { enqueueWebhook } from "../webhooks/enqueue-webhook";
 import { loadAccessRequest } from "./access-request-view";
@@ -33,12 +37,15 @@ export async function approveAccessRequest(options: { db: Database; actor: Autho
 }
 
 /** The approval itself, for callers that already hold the request (a later auto-approval joins the create transaction). */
-export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, request: AccessRequest) {
+export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, request: AccessRequest, options: { automatic?: boolean } = {}) {
   assertPending(request);
   const wanted = await grantsFor(tx, request);
   if (wanted.size === 0)
     throw conflict("state", "nothing is left to grant: the endpoints asked for were deleted or no longer allow these operations");
 
+  const planId = request.planId;
+  // The plan before the app (current-app-records.ts): a concurrent edit of the plan then sees these grants.
+  if (planId) await tx.select({ id: plans.id }).from(plans).where(eq(plans.id, planId)).for("share");
   // Locking the app row waits out addGrant, removeGrant and mints of this app (they hold it shared),
   // so the grants read here are the ones this approval extends.
   await tx.select({ id: apps.id }).from(apps).where(eq(apps.id, request.appId)).for("update");
@@ -52,7 +59,7 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
       (op) =>
         !existing.some((g) => {
           const p = parsePattern(g.endpointPattern);
-          return p.ok && parsed.ok && g.operations.includes(op) && covers(p.value, parsed.value);
+          return p.ok && parsed.ok && g.operations.includes(op) && covers(p.value, parsed.value) && (!planId || g.planId === planId);
         }),
     );
     if (missing.length === 0) {
@@ -61,14 +68,18 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
     }
     const same = existing.find((g) => g.endpointPattern === pattern);
     if (same) {
-      const union = (["subscribe", "publish"] as const).filter((op) => same.operations.includes(op) || missing.includes(op));
-      const [after] = await tx.update(appGrants).set({ operations: union }).where(eq(appGrants.id, same.id)).returning();
+      const union = (["subscribe", "publish"] as const).filter((op) => same.operations.includes(op) || operations.includes(op));
+      const [after] = await tx
+        .update(appGrants)
+        .set({ operations: union, planId: planId ?? same.planId })
+        .where(eq(appGrants.id, same.id))
+        .returning();
       await recordChange(tx, actor, { action: "grant.update", entityType: "app_grant", entityId: same.id, before: same, after });
       extended.push(after!);
     } else {
       const [grant] = await tx
         .insert(appGrants)
-        .values({ appId: request.appId, endpointPattern: pattern, operations, grantedBy: actor.userId || null })
+        .values({ appId: request.appId, endpointPattern: pattern, operations, grantedBy: actor.userId || null, planId })
         .returning();
       await recordChange(tx, actor, { action: "grant.create", entityType: "app_grant", entityId: grant!.id, after: grant });
       created.push(grant!);
@@ -77,7 +88,7 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
 
   const [after] = await tx
     .update(accessRequests)
-    .set({ state: "approved", decidedBy: actor.userId || null, decidedAt: new Date() })
+    .set({ state: "approved", decidedBy: actor.userId || null, decidedAt: new Date(), autoApproved: options.automatic ?? false })
     .where(eq(accessRequests.id, request.id))
     .returning();
   await recordChange(tx, actor, {
@@ -86,6 +97,7 @@ export async function approveInTransaction(tx: Tx, actor: AuthorizedActor, reque
     entityId: request.id,
     before: request,
     after: { ...after, grants: { created, extended, alreadyCovered } },
+    catalog: planId ? await currentAppRecords(tx, [request.appId]) : [],
   });
   await enqueueWebhook(tx, "access_request.approved", { request: after, grants: { created, extended, alreadyCovered } });
   return { request: after!, grants: { created, extended, alreadyCovered } };

@@ -3,16 +3,21 @@
 // allows, and a justification for the decider. One pending request per app and
 // target: a second pending request that overlaps the first (the same endpoint,
 // or the whole API on either side) is 409 until the first is decided or withdrawn.
-import { accessRequestEndpoints, accessRequests, endpoints, streamingApis } from "@sluice/db";
-import { and, eq, inArray } from "drizzle-orm";
+// When the API has plans the request names one; a plan with autoApprove has the
+// request approved by the portal itself (audited as "system", no decider) in
+// this same transaction, so the requester never sees it pending.
+import { accessRequestEndpoints, accessRequests, endpoints, plans, streamingApis } from "@sluice/db";
+import { and, asc, eq, inArray } from "drizzle-orm";
 
 import type { AuthorizedActor } from "../../auth/actor";
 import type { Database, Tx } from "../../db";
 import { AppError, conflict, invalid, type FieldError } from "../../errors";
+import { SYSTEM_ACTOR } from "../../auth/system-actor";
 import { recordChange } from "../../outbox/record-change";
 import type { CreateAccessRequestInput } from "../../validation/access-requests";
 import { loadApp } from "../apps/load-app";
 import { enqueueWebhook } from "../webhooks/enqueue-webhook";
+import { approveInTransaction } from "./approve-access-request";
 
 export async function createAccessRequest(options: {
   db: Database;
@@ -22,11 +27,18 @@ export async function createAccessRequest(options: {
 }) {
   const { input, actor } = options;
   return options.db.transaction(async (tx) => {
+    // The plan first (share: not changed or deleted until this commits), then the app: the lock order of current-app-records.ts.
+    const [chosenPlan] = input.planId ? await tx.select().from(plans).where(eq(plans.id, input.planId)).for("share") : [];
     // Locked for update: two requests of one app are checked for overlap one after the other.
     const app = await loadApp({ db: tx, actor, appId: options.appId, lock: "update" });
     if (app.kind === "console") throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
     const [api] = await tx.select({ id: streamingApis.id }).from(streamingApis).where(eq(streamingApis.id, input.apiId));
     if (!api) throw invalid("apiId", "there is no API with this id");
+    if (input.planId && chosenPlan?.apiId !== api.id) throw invalid("planId", "is not a plan of this API");
+    if (!input.planId) {
+      const offered = await tx.select({ name: plans.name }).from(plans).where(eq(plans.apiId, api.id)).orderBy(asc(plans.name));
+      if (offered.length) throw invalid("planId", `choose one of the API's plans: ${offered.map((p) => p.name).join(", ")}`);
+    }
 
     const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
     const wholeApi = input.endpointIds === undefined;
@@ -61,15 +73,21 @@ export async function createAccessRequest(options: {
 
     const [request] = await tx
       .insert(accessRequests)
-      .values({ appId: app.id, apiId: api.id, wholeApi, operations, justification: input.justification, requestedBy: actor.userId || null })
+      .values({
+        appId: app.id,
+        apiId: api.id,
+        wholeApi,
+        operations,
+        justification: input.justification,
+        planId: chosenPlan?.id ?? null,
+        requestedBy: actor.userId || null,
+      })
       .returning();
     if (!wholeApi) await tx.insert(accessRequestEndpoints).values(chosen.map((e) => ({ requestId: request!.id, endpointId: e.id })));
     const after = { ...request!, endpoints: wholeApi ? [] : chosen.map((e) => e.path).sort() };
     await recordChange(tx, actor, { action: "access_request.create", entityType: "access_request", entityId: request!.id, after });
     await enqueueWebhook(tx, "access_request.created", { request: after });
-    // Auto-approval (issue 17 item 2: "auto-approve for some plans") belongs here:
-    // once a request carries a plan, an API that auto-approves it calls
-    // approveInTransaction(tx, …) before this transaction commits.
+    if (chosenPlan?.autoApprove) return (await approveInTransaction(tx, SYSTEM_ACTOR, request!, { automatic: true })).request;
     return request!;
   });
 }

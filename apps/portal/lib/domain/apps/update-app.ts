@@ -2,13 +2,13 @@ import { apps } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
-import { appRecord } from "../../catalog/records";
 import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { translateConstraint } from "../../errors";
 import type { UpdateAppInput } from "../../validation/apps";
 import { checkNewOwner } from "./check-owner";
 import { APP_CONSTRAINTS } from "./create-app";
+import { currentAppRecords } from "./current-app-records";
 import { loadApp } from "./load-app";
 
 /** The owner, editors and admins edit an app; only editors and admins change its owner. */
@@ -34,7 +34,8 @@ export async function updateApp(options: { db: Database; actor: Actor; appId: st
         entityId: before.id,
         before,
         after,
-        catalog: [appRecord(after!)],
+        // With the app's limits: a record without them would lift its plans on every gateway.
+        catalog: await currentAppRecords(tx, [before.id]),
       });
       return after!;
     });

@@ -6,10 +6,10 @@ import { apps, issuedTokens } from "@sluice/db";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 
 import type { Actor } from "../../auth/actor";
-import { appRecord } from "../../catalog/records";
 import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
 import { revokeAllNotBefore } from "../../tokens/claims";
+import { currentAppRecords } from "../apps/current-app-records";
 import { loadApp } from "../apps/load-app";
 
 export async function revokeAllTokens(options: { db: Database; actor: Actor; appId: string }) {
@@ -32,7 +32,8 @@ export async function revokeAllTokens(options: { db: Database; actor: Actor; app
       entityId: before.id,
       before,
       after: { ...after, revokedJtis: revoked.map((r) => r.jti) },
-      catalog: [appRecord(after!)],
+      // With the app's limits: a record without them would lift its plans on every gateway.
+      catalog: await currentAppRecords(tx, [before.id]),
     });
     return { tokensNotBefore, revoked: revoked.length };
   });

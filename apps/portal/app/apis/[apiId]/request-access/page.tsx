@@ -11,6 +11,8 @@ import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 import { listApps } from "@/lib/domain/apps/list-apps";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
+import { listPlans } from "@/lib/domain/plans/list-plans";
+import { formatPlanLimits } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
 import { MAX_PAGE_SIZE } from "@/lib/pagination";
 
@@ -31,6 +33,7 @@ export default async function RequestAccessPage({
   const actor = await pageActor("viewer", `/apis/${apiId}/request-access`);
   const db = getDb();
   const api = await loadOr404(() => getApi({ db, actor, apiId }));
+  const plans = await listPlans({ db, actor, apiId });
   const endpoints = await listEndpoints({ db, actor, apiId, query: { limit: MAX_PAGE_SIZE } });
   // Your own apps: an editor may ask for any app through the API, but the form offers the apps you own.
   const apps = (await listApps({ db, actor, limit: MAX_PAGE_SIZE, ownOnly: true })).items;
@@ -64,6 +67,13 @@ export default async function RequestAccessPage({
             apps={apps.map((a) => ({ id: a.id, name: a.name }))}
             endpoints={endpoints.items.map((e) => ({ id: e.id, path: e.path, operations: e.operations }))}
             preselected={preselected}
+            plans={plans.map((p) => ({
+              id: p.id,
+              name: p.name,
+              description: p.description,
+              limits: formatPlanLimits(p.limits),
+              autoApprove: p.autoApprove,
+            }))}
           />
         </div>
       )}
