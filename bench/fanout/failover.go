@@ -78,7 +78,8 @@ func orchestrateFailover(s *settings) {
 	must(err)
 	_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 	must(err)
-	defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
+	defer func() { _, _ = adm.DeleteTopics(context.Background(), runTopics(s, topic, catalogTopic)...) }()
+	prepareMetering(ctx, s, adm, run)
 	token := catalog(ctx, kc, catalogTopic, topic, jsonEncoding)
 
 	nodeA := gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)

@@ -68,7 +68,10 @@ type settings struct {
 	rampPerSec                       int
 	probe                            bool
 	format, registry                 string
-	failover                         failoverSettings
+	// metering is the gateway's usage metering: on (into a topic of the
+	// run's own, usageTopic), off, or "" (no flag: a build from before it).
+	metering, usageTopic string
+	failover             failoverSettings
 }
 
 func orchestrate() {
@@ -89,6 +92,7 @@ func orchestrate() {
 	flag.StringVar(&s.gatewayLogs, "gateway-logs", "", "write each gateway's log to <this prefix><listen address>.log (default: discarded)")
 	flag.StringVar(&s.format, "format", "json", "gateway mode: the topic's payload: json, or avro (schema-registry wire format, decoded by the gateway; needs -registry)")
 	flag.StringVar(&s.registry, "registry", os.Getenv("SCHEMA_REGISTRY_URL"), "with -format avro: the schema registry's Confluent-compatible API (default $SCHEMA_REGISTRY_URL); the gateway gets it too")
+	flag.StringVar(&s.metering, "metering", "on", `gateway mode: usage metering on (a usage record every 5 s into a topic of the run's own), off (-usage-interval 0), or "" (pass no flag: a gateway built before metering)`)
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
 	flag.Parse()
@@ -138,7 +142,8 @@ func orchestrate() {
 		must(err)
 		_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 		must(err)
-		defer func() { _, _ = adm.DeleteTopics(context.Background(), topic, catalogTopic) }()
+		defer func() { _, _ = adm.DeleteTopics(context.Background(), runTopics(s, topic, catalogTopic)...) }()
+		prepareMetering(ctx, s, adm, run)
 		enc = jsonEncoding
 		if s.format == "avro" {
 			if s.registry == "" {
@@ -242,6 +247,12 @@ func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
 	cmd := exec.Command(s.gatewayBin, "-addr", addr, "-debug-addr", debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
 	if s.registry != "" {
 		cmd.Args = append(cmd.Args, "-schema-registry-url", s.registry)
+	}
+	switch s.metering {
+	case "on":
+		cmd.Args = append(cmd.Args, "-usage-topic", s.usageTopic, "-usage-interval", "5s")
+	case "off":
+		cmd.Args = append(cmd.Args, "-usage-interval", "0")
 	}
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if s.gatewayLogs != "" {
@@ -527,4 +538,26 @@ func (r *clientReport) percentile(q float64) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// prepareMetering checks -metering and, when on, creates the run's usage topic
+// (deleted at exit), so the gateway's records land somewhere as in production.
+func prepareMetering(ctx context.Context, s *settings, adm *kadm.Client, run string) {
+	switch s.metering {
+	case "on":
+		s.usageTopic = "__sluice_usage_bench_" + run
+		_, err := adm.CreateTopic(ctx, 3, 1, map[string]*string{"retention.ms": ptr("3600000")}, s.usageTopic)
+		must(err)
+	case "off", "":
+	default:
+		log.Fatalf("-metering %q: want on, off or \"\"", s.metering)
+	}
+}
+
+// runTopics are the topics a run made, deleted at its end.
+func runTopics(s *settings, topics ...string) []string {
+	if s.usageTopic != "" {
+		topics = append(topics, s.usageTopic)
+	}
+	return topics
 }

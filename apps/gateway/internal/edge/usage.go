@@ -17,7 +17,12 @@ import (
 type deliveryMeter struct {
 	app     *usage.App
 	catalog Resolver
+	stripe  int // this session's stripe of the delivery counters
 	byPath  map[string]*usage.Endpoint
+	// lastPath and last spare the map lookup for a run of one path's
+	// messages across batches: most sessions subscribe to one path.
+	lastPath string
+	last     *usage.Endpoint
 }
 
 // maxMeteredPaths bounds a long-lived session's map of the paths it was sent
@@ -25,7 +30,7 @@ type deliveryMeter struct {
 const maxMeteredPaths = 4096
 
 func newDeliveryMeter(app *usage.App, cat Resolver) *deliveryMeter {
-	return &deliveryMeter{app: app, catalog: cat, byPath: map[string]*usage.Endpoint{}}
+	return &deliveryMeter{app: app, catalog: cat, stripe: usage.Stripe(), byPath: map[string]*usage.Endpoint{}}
 }
 
 // count adds the batch's message frames to their endpoints' counters: one
@@ -41,7 +46,7 @@ func (d *deliveryMeter) count(batch []item) {
 		}
 		if n == 0 || f.Endpoint != curPath {
 			if n > 0 {
-				cur.Delivered(n, bytes)
+				cur.Delivered(d.stripe, n, bytes)
 			}
 			cur, curPath, n, bytes = d.endpoint(f.Endpoint), f.Endpoint, 0, 0
 		}
@@ -49,14 +54,23 @@ func (d *deliveryMeter) count(batch []item) {
 		bytes += int64(len(f.JSON()))
 	}
 	if n > 0 {
-		cur.Delivered(n, bytes)
+		cur.Delivered(d.stripe, n, bytes)
 	}
 }
 
 func (d *deliveryMeter) endpoint(path string) *usage.Endpoint {
-	if e, ok := d.byPath[path]; ok {
-		return e
+	if d.last != nil && path == d.lastPath {
+		return d.last
 	}
+	e, ok := d.byPath[path]
+	if !ok {
+		e = d.resolve(path)
+	}
+	d.lastPath, d.last = path, e
+	return e
+}
+
+func (d *deliveryMeter) resolve(path string) *usage.Endpoint {
 	if len(d.byPath) >= maxMeteredPaths {
 		clear(d.byPath)
 	}

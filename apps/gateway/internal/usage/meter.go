@@ -86,18 +86,46 @@ func (a *App) RefusedConnection() {
 type Endpoint struct {
 	id, path string
 
-	delivered, deliveredBytes                              atomic.Int64
+	// delivery is counted on the hot path, by every session of the app at
+	// once: striped so that sessions on different cores do not fight over
+	// one cache line (Stripe picks a session's).
+	delivery                                               [deliveryStripes]deliveryStripe
 	published, publishedBytes                              atomic.Int64
 	errors                                                 atomic.Int64
 	refusedSubscriptions, refusedPublish, refusedDelivered atomic.Int64
 }
 
-// Delivered counts n message frames of bytes JSON bytes sent.
-func (e *Endpoint) Delivered(n, bytes int64) {
+// deliveryStripes is how many stripes the delivery counters have.
+const deliveryStripes = 16
+
+// deliveryStripe is one stripe, padded to a cache line of its own.
+type deliveryStripe struct {
+	n, bytes atomic.Int64
+	_        [48]byte
+}
+
+var nextStripe atomic.Uint32
+
+// Stripe returns the stripe a new session counts its deliveries on.
+func Stripe() int { return int(nextStripe.Add(1) % deliveryStripes) }
+
+// Delivered counts n message frames of bytes JSON bytes sent, on the
+// session's stripe.
+func (e *Endpoint) Delivered(stripe int, n, bytes int64) {
 	if e != nil {
-		e.delivered.Add(n)
-		e.deliveredBytes.Add(bytes)
+		s := &e.delivery[stripe%deliveryStripes]
+		s.n.Add(n)
+		s.bytes.Add(bytes)
 	}
+}
+
+// takeDelivered moves the delivery counts out of every stripe.
+func (e *Endpoint) takeDelivered() (n, bytes int64) {
+	for i := range e.delivery {
+		n += e.delivery[i].n.Swap(0)
+		bytes += e.delivery[i].bytes.Swap(0)
+	}
+	return n, bytes
 }
 
 // Published counts a record Kafka acknowledged.

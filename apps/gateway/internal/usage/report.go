@@ -96,9 +96,10 @@ func (m *Meter) take(g Gauges) []AppRecord {
 		a.mu.Unlock()
 		subs := ag.Subscriptions
 		for _, e := range eps {
+			delivered, deliveredBytes := e.takeDelivered()
 			er := EndpointRecord{
 				Endpoint: e.id, Path: e.path, Subscriptions: subs[EndpointRef{e.id, e.path}],
-				Delivered: e.delivered.Swap(0), DeliveredBytes: e.deliveredBytes.Swap(0),
+				Delivered: delivered, DeliveredBytes: deliveredBytes,
 				Published: e.published.Swap(0), PublishedBytes: e.publishedBytes.Swap(0), Errors: e.errors.Swap(0),
 				Refused: EndpointRefused{Subscriptions: e.refusedSubscriptions.Swap(0), Publish: e.refusedPublish.Swap(0), Delivered: e.refusedDelivered.Swap(0)},
 			}

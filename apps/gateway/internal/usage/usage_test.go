@@ -41,8 +41,8 @@ func TestRecordsCarryTheIntervalsCountersAndTheGauges(t *testing.T) {
 	r := NewReporter(Options{Node: "gw-1", Version: "test", Interval: 5 * time.Second, Meter: m, Write: w.write,
 		Gauges: func() Gauges { return gauges }, CatalogOffsetLag: func() int64 { return 4 }, now: clock.now})
 	a1 := m.App("a1")
-	a1.Endpoint("e1", "/prices/{s}").Delivered(10, 1000)
-	a1.Endpoint("e1", "/prices/{s}").Delivered(5, 500)
+	a1.Endpoint("e1", "/prices/{s}").Delivered(0, 10, 1000)
+	a1.Endpoint("e1", "/prices/{s}").Delivered(7, 5, 500)
 	a1.Endpoint("e3", "/news/{n}").Published(40)
 	a1.Endpoint("e3", "/news/{n}").Refused(RefusedPublish, 1)
 	a1.Error()
@@ -88,10 +88,10 @@ func TestARecordThatCannotBeWrittenIsKeptAsItWas(t *testing.T) {
 	w := &writes{fail: true}
 	r := NewReporter(Options{Node: "gw-1", Interval: 5 * time.Second, Meter: m, Write: w.write, now: clock.now})
 	e := m.App("a1").Endpoint("e1", "/p/{k}")
-	e.Delivered(7, 70)
+	e.Delivered(Stripe(), 7, 70)
 	clock.t = clock.t.Add(5 * time.Second)
 	r.Report(context.Background(), false)
-	e.Delivered(1, 10)
+	e.Delivered(Stripe(), 1, 10)
 	clock.t = clock.t.Add(5 * time.Second)
 	r.Report(context.Background(), false)
 	if len(w.got) != 0 || len(r.pending) != 2 {
@@ -123,7 +123,7 @@ func TestANilMeterCountsNothing(t *testing.T) {
 	a.Error()
 	a.RefusedConnection()
 	e := a.Endpoint("e", "/p")
-	e.Delivered(1, 1)
+	e.Delivered(3, 1, 1)
 	e.Published(1)
 	e.Error()
 	e.Refused(RefusedDelivered, 1)
