@@ -10,7 +10,7 @@
 // for any number of nodes, each with its usage metering flags.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
@@ -22,13 +22,19 @@ import { brokers, deleteTopic, freePort, kafka } from "./helpers.ts";
 
 const gatewayDir = fileURLToPath(new URL("../../gateway", import.meta.url));
 let builtBinary: string | undefined;
+let buildDir: string | undefined;
+// The binary is ~30 MB: removed when the file's tests end (on Linux a running node keeps its copy).
+after(() => {
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
 
 /** The gateway binary: SLUICE_GATEWAY_BIN, else built once per test process. */
 export function gatewayBinary(): string {
   const given = process.env.SLUICE_GATEWAY_BIN;
   if (given) return given;
   if (!builtBinary) {
-    const bin = join(mkdtempSync(join(tmpdir(), "sluice-bridge-gw-")), "sluice-gateway");
+    buildDir = mkdtempSync(join(tmpdir(), "sluice-bridge-gw-"));
+    const bin = join(buildDir, "sluice-gateway");
     execFileSync("go", ["build", "-o", bin, "./cmd/gateway"], {
       cwd: gatewayDir,
       env: { ...process.env, GOTOOLCHAIN: "local" },
