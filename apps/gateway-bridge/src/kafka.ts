@@ -2,9 +2,17 @@
 // reading the topic back to learn its current state.
 import { randomUUID } from "node:crypto";
 import { kafkaClientConfig, type KafkaSettings } from "@sluice/kafka-settings";
-import { Kafka, logLevel, type Admin, type ITopicConfig } from "kafkajs";
+import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig } from "kafkajs";
+import SnappyCodec from "kafkajs-snappy";
 import type { TopicRecord } from "./catalog-diff.ts";
 import { log } from "./log.ts";
+
+// Gateway nodes write their usage records with franz-go, whose producers
+// compress batches with snappy by default; kafkajs reads only gzip by itself
+// ("Snappy compression not implemented") and would stall on the first batch.
+// kafkajs-snappy is the codec kafkajs' author keeps for this (pure JS). The
+// registry is only on kafkajs' CommonJS export object (no named ESM export).
+kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = SnappyCodec;
 
 /** createKafka builds the bridge's client; settings add TLS and SASL (none: plaintext, as before). */
 export function createKafka(brokers: string[], settings: KafkaSettings): Kafka {

@@ -118,7 +118,8 @@ export async function topicRecords(topic: string): Promise<TopicRecord[]> {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, "127.0.0.1", () => {
