@@ -22,7 +22,7 @@ export interface BridgeConfig {
   sweepSeconds: number;
   /** Published outbox rows older than this are deleted. Env SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS, default 7. */
   outboxRetentionDays: number;
-  /** The usage topic gateways report to (docs/architecture.md). Env SLUICE_USAGE_TOPIC (the gateway's name too), default __sluice_usage. */
+  /** The usage topic gateways report to (docs/usage.md). Env SLUICE_USAGE_TOPIC (the gateway's name too), default __sluice_usage. */
   usageTopic: string;
   /** How often expired usage buckets are deleted. Env SLUICE_USAGE_RETENTION_SWEEP_SECONDS, default 3600. */
   usageRetentionSweepSeconds: number;

@@ -1,5 +1,5 @@
 // Fixtures for the usage aggregator's integration tests: records made exactly
-// per the usage contract (docs/architecture.md), produced to a scratch usage
+// per the usage contract (docs/usage.md), produced to a scratch usage
 // topic with the node id as the key, as a gateway node does.
 import { randomUUID } from "node:crypto";
 import { after, afterEach } from "node:test";

@@ -568,7 +568,7 @@ export const catalogOutbox = pgTable(
   ],
 );
 
-// ── Usage metering (issue 17; the usage record is described in docs/architecture.md) ──
+// ── Usage metering (issue 17; the usage record is described in docs/usage.md) ──
 // Gateway nodes report usage per interval on the usage topic; the bridge's
 // aggregator folds every record into these tables in one transaction per record.
 // No foreign keys to apps/endpoints: usage is a record of what happened, kept

@@ -104,12 +104,16 @@ func (m *Meter) take(g Gauges) []AppRecord {
 				Refused: EndpointRefused{Subscriptions: e.refusedSubscriptions.Swap(0), Publish: e.refusedPublish.Swap(0), Delivered: e.refusedDelivered.Swap(0)},
 			}
 			delete(subs, EndpointRef{e.id, e.path})
-			if er != (EndpointRecord{Endpoint: e.id, Path: e.path}) {
+			// A path the catalog no longer serves has no endpoint id; the
+			// aggregator keys usage by endpoint, so its counts are left out.
+			if e.id != "" && er != (EndpointRecord{Endpoint: e.id, Path: e.path}) {
 				r.Endpoints = append(r.Endpoints, er)
 			}
 		}
 		for ref, n := range subs { // subscribed, nothing counted yet
-			r.Endpoints = append(r.Endpoints, EndpointRecord{Endpoint: ref.ID, Path: ref.Path, Subscriptions: n})
+			if ref.ID != "" {
+				r.Endpoints = append(r.Endpoints, EndpointRecord{Endpoint: ref.ID, Path: ref.Path, Subscriptions: n})
+			}
 		}
 		if r.Connections > 0 || r.Errors > 0 || r.Refused.Connections > 0 || len(r.Endpoints) > 0 {
 			out = append(out, r)
@@ -121,6 +125,9 @@ func (m *Meter) take(g Gauges) []AppRecord {
 		}
 		r := AppRecord{App: id, Connections: ag.Connections}
 		for ref, n := range ag.Subscriptions {
+			if ref.ID == "" {
+				continue
+			}
 			r.Endpoints = append(r.Endpoints, EndpointRecord{Endpoint: ref.ID, Path: ref.Path, Subscriptions: n})
 		}
 		out = append(out, r)

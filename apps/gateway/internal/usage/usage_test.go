@@ -136,3 +136,19 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// A path the catalog no longer serves has no endpoint id: its usage is left
+// out (the aggregator keys usage by endpoint), the rest of the app's is not.
+func TestUsageOfAPathNoLongerServedIsLeftOut(t *testing.T) {
+	m := NewMeter()
+	w := &writes{}
+	gauges := Gauges{Connections: 1, Apps: map[string]AppGauges{"a": {Connections: 1, Subscriptions: map[EndpointRef]int{{"", "/gone/k"}: 1, {"e1", "/p/{k}"}: 1}}}}
+	r := NewReporter(Options{Node: "n", Interval: time.Second, Meter: m, Write: w.write, Gauges: func() Gauges { return gauges }})
+	m.App("a").Endpoint("", "/gone/k").Delivered(0, 3, 30)
+	m.App("a").Endpoint("e1", "/p/{k}").Delivered(0, 2, 20)
+	r.Report(context.Background(), false)
+	want := `[{"app":"a","connections":1,"errors":0,"refused":{"connections":0},"endpoints":[{"endpoint":"e1","path":"/p/{k}","subscriptions":1,"delivered":2,"delivered_bytes":20,"published":0,"published_bytes":0,"errors":0,"refused":{"subscriptions":0,"publish":0,"delivered":0}}]}]`
+	if got, _ := json.Marshal(w.got[0].Apps); string(got) != want {
+		t.Fatalf("apps %s", got)
+	}
+}
