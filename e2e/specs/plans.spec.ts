@@ -30,7 +30,7 @@ async function invite(admin: Page, browser: Browser, role: "viewer" | "editor", 
   return page;
 }
 
-test("an editor defines an auto-approve plan; a viewer asking under it is approved at once, connects, and a second connection is refused (4291)", async ({
+test("an editor defines an auto-approve plan; a viewer asking under it is approved at once, connects, and a second connection is refused (4291), and the app's traffic page shows the delivery and the refusal", async ({
   page: admin,
   browser,
 }) => {
@@ -134,4 +134,13 @@ test("an editor defines an auto-approve plan; a viewer asking under it is approv
   } finally {
     await Promise.all([first?.close(), ...extra.map((c) => c.close())]);
   }
+
+  // The delivery and the refusal reach the app's traffic page: the gateway's
+  // usage records (every 5 s), aggregated by the bridge into PostgreSQL.
+  await expect(async () => {
+    await viewer.goto(`${appUrl}/traffic`);
+    await expect(viewer.getByTestId("usage-total-delivered")).not.toHaveText("0", { timeout: 1000 });
+    // Refused connections and the error frames of the refusals, as a rate over the minute.
+    expect(Number(await viewer.getByTestId("chart-refusals").getAttribute("data-total"))).toBeGreaterThan(0);
+  }).toPass({ timeout: 45_000 });
 });
