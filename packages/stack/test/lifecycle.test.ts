@@ -197,10 +197,10 @@ describe("./sluice start", { concurrency: false }, () => {
     await db.end();
     const admin = kafkaAdmin(urls.kafkaBrokers);
     await admin.connect();
-    // Not waitForLeaders: kafkajs's wait asks the metadata of a topic the
+    // waitForLeaders off (kafkajs defaults it on): its wait asks the metadata of a topic the
     // broker may not list yet and gives up on UNKNOWN_TOPIC_OR_PARTITION (seen
     // in CI); the topic is looked for until it is listed instead.
-    await admin.createTopics({ topics: [{ topic: "restart-marker", numPartitions: 1 }] });
+    await admin.createTopics({ topics: [{ topic: "restart-marker", numPartitions: 1 }], waitForLeaders: false });
     for (let i = 0; i < 100 && !(await admin.listTopics()).includes("restart-marker"); i++) await new Promise((r) => setTimeout(r, 100));
     await admin.disconnect();
     await stopWithCtrlC(first);
