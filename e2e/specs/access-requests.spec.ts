@@ -1,7 +1,8 @@
 import { connect, type SluiceClient } from "@sluice/sdk";
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { WebSocket } from "ws";
 
+import { gatewayWsUrl, invite } from "../support/accounts";
 import { createTopic, produce } from "../support/kafka";
 
 // Self-service access (issue 17): a viewer asks for access to an endpoint for
@@ -10,26 +11,6 @@ import { createTopic, produce } from "../support/kafka";
 // request is rejected and the viewer reads the reason on the app page. The
 // admin (the first-admin project's signed-in state) plays the Kafka team that
 // publishes the API, as the demo API is not made in the test profile.
-
-const gatewayWsUrl = () => `${(process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080").replace(/^http/, "ws")}/ws`;
-
-/** Invites a user with `role` from the admin's page and returns their signed-in page in a fresh context. */
-async function invite(admin: Page, browser: Browser, role: "viewer" | "editor", stamp: number): Promise<Page> {
-  const email = `${role}-ar-${stamp}@e2e.sluice`;
-  await admin.goto("/settings/users");
-  await admin.getByLabel("E-mail").fill(email);
-  await admin.getByLabel("Role", { exact: true }).selectOption(role);
-  await admin.getByRole("button", { name: "Invite" }).click();
-  const inviteUrl = (await admin.getByTestId("invite-url").textContent())!.trim();
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
-  const page = await context.newPage();
-  await page.goto(inviteUrl);
-  await page.getByLabel("Password", { exact: true }).fill(`the ${role}'s own passphrase`);
-  await page.getByLabel("Repeat the password").fill(`the ${role}'s own passphrase`);
-  await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(`${email} · ${role}`);
-  return page;
-}
 
 test("a viewer requests access, an editor approves, the viewer mints a token and connects; a rejection shows its reason", async ({
   page: admin,
@@ -57,8 +38,8 @@ test("a viewer requests access, an editor approves, the viewer mints a token and
   await expect(admin.getByTestId("endpoint-path")).toHaveText(`/${topic}/{vehicle}`);
   const endpointUrl = admin.url();
 
-  const viewer = await invite(admin, browser, "viewer", stamp);
-  const editor = await invite(admin, browser, "editor", stamp);
+  const viewer = await invite(admin, browser, "viewer", "ar", stamp);
+  const editor = await invite(admin, browser, "editor", "ar", stamp);
 
   // The viewer creates an app: no grants yet, so nothing to mint.
   await viewer.goto("/apps/new");

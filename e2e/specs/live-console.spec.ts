@@ -2,7 +2,7 @@ import { connect, RevokedError, type SluiceClient } from "@sluice/sdk";
 import { expect, test } from "@playwright/test";
 import { WebSocket } from "ws";
 
-import { ADMIN, anonymous, signIn } from "../support/accounts";
+import { ADMIN, anonymous, gatewayWsUrl, signIn } from "../support/accounts";
 import { createTopic, produce, readRecord } from "../support/kafka";
 
 // The live path as a Kafka team and an app developer meet it (issue 5's story):
@@ -10,8 +10,6 @@ import { createTopic, produce, readRecord } from "../support/kafka";
 // arrive in the browser, publish from the page, and revoke a token that a
 // separate SDK client is using. The 1-second bounds are the product's promise.
 test.use(anonymous);
-
-const gatewayWsUrl = () => `${(process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080").replace(/^http/, "ws")}/ws`;
 
 test("a record reaches the live console, a publish from the page reaches Kafka, revocation cuts an SDK client", async ({ page }) => {
   test.setTimeout(90_000);

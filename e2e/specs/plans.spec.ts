@@ -1,7 +1,8 @@
 import { connect, QuotaError, type SluiceClient } from "@sluice/sdk";
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { WebSocket } from "ws";
 
+import { gatewayWsUrl, invite } from "../support/accounts";
 import { createTopic, produce } from "../support/kafka";
 
 // Plans (issue 17 item 2): an editor gives an API a plan of one connection that
@@ -10,25 +11,6 @@ import { createTopic, produce } from "../support/kafka";
 // connection of the same app is refused with 4291 (QuotaError) once the app's
 // record with its limits has reached the gateway through the catalog topic: the
 // story retries the second connection until then (a second or two).
-
-const gatewayWsUrl = () => `${(process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080").replace(/^http/, "ws")}/ws`;
-
-async function invite(admin: Page, browser: Browser, role: "viewer" | "editor", stamp: number): Promise<Page> {
-  const email = `${role}-plans-${stamp}@e2e.sluice`;
-  await admin.goto("/settings/users");
-  await admin.getByLabel("E-mail").fill(email);
-  await admin.getByLabel("Role", { exact: true }).selectOption(role);
-  await admin.getByRole("button", { name: "Invite" }).click();
-  const inviteUrl = (await admin.getByTestId("invite-url").textContent())!.trim();
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
-  const page = await context.newPage();
-  await page.goto(inviteUrl);
-  await page.getByLabel("Password", { exact: true }).fill(`the ${role}'s own passphrase`);
-  await page.getByLabel("Repeat the password").fill(`the ${role}'s own passphrase`);
-  await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(`${email} · ${role}`);
-  return page;
-}
 
 test("an editor defines an auto-approve plan; a viewer asking under it is approved at once, connects, and a second connection is refused (4291), and the app's traffic page shows the delivery and the refusal", async ({
   page: admin,
@@ -56,8 +38,8 @@ test("an editor defines an auto-approve plan; a viewer asking under it is approv
   await admin.getByRole("button", { name: "Create endpoint" }).click();
   await expect(admin.getByTestId("endpoint-path")).toHaveText(`/${topic}/{vehicle}`);
 
-  const viewer = await invite(admin, browser, "viewer", stamp);
-  const editor = await invite(admin, browser, "editor", stamp);
+  const viewer = await invite(admin, browser, "viewer", "plans", stamp);
+  const editor = await invite(admin, browser, "editor", "plans", stamp);
 
   // The editor defines the plan on the API page; a limit of 0 is refused by name.
   await editor.goto(apiUrl);

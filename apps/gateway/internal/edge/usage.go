@@ -79,6 +79,19 @@ func (d *deliveryMeter) resolve(path string) *usage.Endpoint {
 	return e
 }
 
+// countError counts an error frame sent about path on its endpoint, or on the
+// app when path is "" or the catalog does not serve it. It may run beside the
+// writer: it resolves the path itself instead of using the writer's map.
+func (d *deliveryMeter) countError(path string) {
+	if path != "" {
+		if id, pattern := endpointOf(d.catalog, path); id != "" {
+			d.app.Endpoint(id, pattern).Error()
+			return
+		}
+	}
+	d.app.Error()
+}
+
 // endpointOf names the catalog endpoint that serves a concrete path, as a
 // usage record does: its id and path pattern ("" and the path itself when
 // the catalog no longer serves it).

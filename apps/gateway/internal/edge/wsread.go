@@ -187,7 +187,7 @@ func (c *wsConn) authenticated(claims *auth.Claims, id string, old *auth.Claims)
 func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	ep, err := c.srv.authorize(c.claims(), f.Endpoint, protocol.OpSubscribe)
 	if err != nil {
-		c.sendError(f.ID, err)
+		c.sendErrorOn(f.ID, f.Endpoint.String(), err)
 		return
 	}
 	path := f.Endpoint.String()
@@ -204,15 +204,15 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 	}
 	c.mu.Unlock()
 	if refused != nil {
-		c.sendError(f.ID, refused)
+		c.sendErrorOn(f.ID, path, refused)
 		return
 	}
 	if dup {
-		c.sendError(f.ID, protocol.Errorf(protocol.CodeAlreadySubscribed, "already subscribed to %s", path))
+		c.sendErrorOn(f.ID, path, protocol.Errorf(protocol.CodeAlreadySubscribed, "already subscribed to %s", path))
 		return
 	}
 	if full {
-		c.sendError(f.ID, protocol.Errorf(protocol.CodeTooManySubs, "at most %d subscriptions per connection", c.srv.opt.MaxSubscriptions))
+		c.sendErrorOn(f.ID, path, protocol.Errorf(protocol.CodeTooManySubs, "at most %d subscriptions per connection", c.srv.opt.MaxSubscriptions))
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.srv.ctx, 10*time.Second)
@@ -222,7 +222,7 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 		c.mu.Lock()
 		c.subs.delete(path)
 		c.mu.Unlock()
-		c.sendError(f.ID, perr)
+		c.sendErrorOn(f.ID, path, perr)
 		return
 	}
 	s, herr := c.srv.opt.Hub.Subscribe(ctx, f.Endpoint, served, f.From, c, func(s *hub.Subscription) {
@@ -233,7 +233,7 @@ func (c *wsConn) subscribe(f *protocol.ClientFrame) {
 		c.subs.delete(path)
 		c.mu.Unlock()
 		if herr != nil {
-			c.sendError(f.ID, kafkaError(f.Endpoint.Topic, herr))
+			c.sendErrorOn(f.ID, path, kafkaError(f.Endpoint.Topic, herr))
 		} else {
 			s.Close()
 		}
@@ -252,7 +252,7 @@ func (c *wsConn) unsubscribe(f *protocol.ClientFrame) {
 	}
 	c.mu.Unlock()
 	if !ok || s == nil {
-		c.sendError(f.ID, protocol.Errorf(protocol.CodeNotFound, "not subscribed to %s", path))
+		c.sendErrorOn(f.ID, path, protocol.Errorf(protocol.CodeNotFound, "not subscribed to %s", path))
 		return
 	}
 	s.Close()
@@ -263,7 +263,7 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	claims := c.claims()
 	ep, err := c.srv.authorize(claims, f.Endpoint, protocol.OpPublish)
 	if err != nil {
-		c.sendError(f.ID, err)
+		c.sendErrorOn(f.ID, f.Endpoint.String(), err)
 		return
 	}
 	value, err := payloadFor(ep, f)
@@ -278,7 +278,7 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 		key, err = c.srv.recordKey(c.srv.ctx, ep, f.Endpoint)
 	}
 	if err != nil {
-		c.sendError(f.ID, err)
+		c.sendErrorOn(f.ID, f.Endpoint.String(), err)
 		return
 	}
 	slots := c.publishSlots()
@@ -289,11 +289,11 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	}
 	// Queued here, in the order the client sent its frames; acknowledged
 	// when Kafka has it.
-	id := f.ID
+	id, path := f.ID, f.Endpoint.String()
 	c.srv.publish(c.srv.ctx, claims, f.Endpoint, ep, key, value, func(ack protocol.Published, err *protocol.Error) {
 		<-slots
 		if err != nil {
-			c.sendError(id, err)
+			c.sendErrorOn(id, path, err)
 			return
 		}
 		ack.ID = id

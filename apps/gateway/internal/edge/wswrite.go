@@ -26,10 +26,14 @@ func wsNotice(g protocol.Gap) []byte { return wsframe.Append(nil, wsframe.OpText
 // send queues a JSON frame as one WebSocket text frame.
 func (c *wsConn) send(json []byte) { c.push(item{raw: wsframe.Append(nil, wsframe.OpText, json)}) }
 
-func (c *wsConn) sendError(id string, err *protocol.Error) {
+func (c *wsConn) sendError(id string, err *protocol.Error) { c.sendErrorOn(id, "", err) }
+
+// sendErrorOn answers a frame naming the endpoint path (canonical; "" when
+// none) with err, counted in the usage of the app on that endpoint.
+func (c *wsConn) sendErrorOn(id, path string, err *protocol.Error) {
 	c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(err.Code)).Inc()
 	if d := c.out.meter.Load(); d != nil {
-		d.app.Error()
+		d.countError(path)
 	}
 	c.send(protocol.Encode(protocol.ErrorFrame{Type: "error", ID: id, Code: err.Code, Message: err.Message}))
 }

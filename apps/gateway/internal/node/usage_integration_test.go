@@ -51,7 +51,9 @@ func TestUsageRecordsCountWhatClientsGot(t *testing.T) {
 		c.send(fmt.Sprintf(`{"type":"publish","id":"p%d","endpoint":"/%s/IBM","data":{"price":%d}}`, i, f.topic, i))
 		c.next("published")
 	}
-	c.send(`{"type":"subscribe","id":"bad"`)
+	c.send(`{"type":"subscribe","id":"bad"`) // names no endpoint: the app's error
+	c.next("error")
+	c.send(fmt.Sprintf(`{"type":"publish","id":"neg","endpoint":"/%s/IBM","data":{"price":-1}}`, f.topic)) // the endpoint's error
 	c.next("error")
 
 	// A record while the client is connected: the gauges.
@@ -71,7 +73,7 @@ func TestUsageRecordsCountWhatClientsGot(t *testing.T) {
 	f.finished <- nil // for the fixture's cleanup
 	f.usageUntil(t, func(r usage.Record) bool { return r.Final })
 	all := f.usageRecords(t)
-	var delivered, deliveredBytes, pub, errs int64
+	var delivered, deliveredBytes, pub, errs, endpointErrs int64
 	var prevEnd int64
 	for i, r := range all {
 		if i > 0 && r.IntervalStart != prevEnd {
@@ -87,15 +89,16 @@ func TestUsageRecordsCountWhatClientsGot(t *testing.T) {
 				delivered += e.Delivered
 				deliveredBytes += e.DeliveredBytes
 				pub += e.Published
+				endpointErrs += e.Errors
 			}
 		}
 	}
 	if !all[len(all)-1].Final {
 		t.Fatal("the last record is not the final one")
 	}
-	if delivered != int64(want) || deliveredBytes != bytes || pub != published || errs != 1 {
-		t.Fatalf("usage: delivered %d (%d bytes), published %d, errors %d; the client got %d (%d bytes), published %d, got 1 error",
-			delivered, deliveredBytes, pub, errs, want, bytes, published)
+	if delivered != int64(want) || deliveredBytes != bytes || pub != published || errs != 1 || endpointErrs != 1 {
+		t.Fatalf("usage: delivered %d (%d bytes), published %d, errors %d on the app and %d on the endpoint; the client got %d (%d bytes), published %d, got 1 error of each",
+			delivered, deliveredBytes, pub, errs, endpointErrs, want, bytes, published)
 	}
 }
 

@@ -73,19 +73,6 @@ func (p *Peers) Connections(app string) int {
 	return n
 }
 
-// Live is how many other nodes are live.
-func (p *Peers) Live() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, pr := range p.nodes {
-		if !p.now().After(pr.expires) {
-			n++
-		}
-	}
-	return n
-}
-
 // Follow reads the usage records of cl into p until ctx ends.
 func (p *Peers) Follow(ctx context.Context, cl *kgo.Client, log *slog.Logger) {
 	bad := 0
