@@ -162,6 +162,10 @@ type Config struct {
 	// SCHEMA_REGISTRY_TLS_CA_FILE, _CERT_FILE, _KEY_FILE; flags
 	// -schema-registry-tls-ca-file, -cert-file, -key-file.
 	RegistryTLSCAFile, RegistryTLSCertFile, RegistryTLSKeyFile string
+
+	// Serving is how clients reach the node: TLS, trusted proxies and the
+	// bound per client address (serving.go).
+	Serving
 }
 
 // Secret is a setting never to be printed: fmt shows it as [redacted] (a
@@ -203,6 +207,8 @@ func Defaults() Config {
 		TopicGoneAfter:     30 * time.Second,
 
 		KafkaSecurityProtocol: "PLAINTEXT",
+
+		Serving: Serving{TLSMinVersion: "1.2"},
 	}
 }
 
@@ -266,6 +272,7 @@ func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs.StringVar(&cfg.RegistryTLSCAFile, "schema-registry-tls-ca-file", cfg.RegistryTLSCAFile, "PEM CA bundle the schema registry is verified with (env SCHEMA_REGISTRY_TLS_CA_FILE)")
 	fs.StringVar(&cfg.RegistryTLSCertFile, "schema-registry-tls-cert-file", cfg.RegistryTLSCertFile, "PEM client certificate for the schema registry (env SCHEMA_REGISTRY_TLS_CERT_FILE)")
 	fs.StringVar(&cfg.RegistryTLSKeyFile, "schema-registry-tls-key-file", cfg.RegistryTLSKeyFile, "PEM key of that certificate (env SCHEMA_REGISTRY_TLS_KEY_FILE)")
+	cfg.Serving.flags(fs)
 	return fs, brokers
 }
 
@@ -307,6 +314,9 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			*dst = v
 		}
 	}
+	if err := c.Serving.applyEnv(getenv); err != nil {
+		return err
+	}
 	c.KafkaSASLPassword = Secret(getenv("KAFKA_SASL_PASSWORD"))
 	c.KafkaOAuthClientSecret = Secret(getenv("KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"))
 	c.RegistryPassword = Secret(getenv("SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD"))
@@ -336,7 +346,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 // Describe renders the configuration one field a line, for checkconfig. Secrets
 // show as [redacted], or [from file PATH] when read from a file.
 func (c Config) Describe() string {
-	return c.describeBase() + c.describeKafkaSecurity() + c.describeRegistry()
+	return c.describeBase() + c.Serving.describe() + c.describeKafkaSecurity() + c.describeRegistry()
 }
 
 func (c Config) describeBase() string {
@@ -419,6 +429,7 @@ func (c Config) Validate() error {
 	if c.TopicGoneAfter < 0 {
 		errs = append(errs, errors.New("topic-gone-after: must not be negative"))
 	}
+	errs = append(errs, c.Serving.validate()...)
 	errs = append(errs, c.validateKafkaSecurity()...)
 	errs = append(errs, c.validateRegistry()...)
 	return errors.Join(errs...)

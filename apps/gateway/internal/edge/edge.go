@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"sync"
 	"time"
@@ -66,6 +67,11 @@ type Options struct {
 	Meter *usage.Meter
 	// Quota applies the apps' plans (quota.go); nil applies none.
 	Quota *quota.Enforcer
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed
+	// (clientaddr.go); MaxConnectionsPerAddress bounds each client address's
+	// WebSocket and SSE connections (0: no bound).
+	TrustedProxies           []netip.Prefix
+	MaxConnectionsPerAddress int
 }
 
 // Edge is the client-facing side of one node.
@@ -73,7 +79,8 @@ type Edge struct {
 	opt Options
 	log *slog.Logger
 
-	poller poller // reports readable WebSockets
+	poller  poller // reports readable WebSockets
+	perAddr addressLimit
 
 	mu       lockorder.Mutex[lockorder.Edge]
 	sessions map[session]struct{}
@@ -139,6 +146,7 @@ func New(opt Options) *Edge {
 		panic("edge: cannot create the socket poller: " + err.Error())
 	}
 	s.poller = p
+	s.perAddr.max = opt.MaxConnectionsPerAddress
 	go s.pingLoop()
 	return s
 }

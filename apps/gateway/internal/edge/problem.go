@@ -17,7 +17,7 @@ func writeProblem(w http.ResponseWriter, err *protocol.Error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sluice"`)
 	}
-	if err.Code == protocol.CodePublishRate || err.Code == protocol.CodeConnectionLimit {
+	if err.Code == protocol.CodePublishRate || err.Code == protocol.CodeConnectionLimit || err.Code == protocol.CodeAddressLimit {
 		w.Header().Set("Retry-After", "1") // a rate refills within a second; a connection may close
 	}
 	w.WriteHeader(status)

@@ -29,6 +29,12 @@ type sseStream struct {
 }
 
 func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
+	addr, perr := s.admitAddress(r)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	defer s.perAddr.release(addr)
 	claims, p, ep, perr := s.httpAccess(r, protocol.OpSubscribe)
 	if perr != nil {
 		writeProblem(w, perr)

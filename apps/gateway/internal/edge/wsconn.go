@@ -1,7 +1,9 @@
 package edge
 
 import (
+	"crypto/tls"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -34,6 +36,12 @@ type wsConn struct {
 	// Read side: only the goroutine running onReadable touches rd (the poller
 	// reports a socket again only after that goroutine re-armed it).
 	rd wsframe.Reader
+	// tls: nc is a *tls.Conn, read by readTLS and written only through nc
+	// (never tryWrite), instead of the poller and raw writes.
+	tls bool
+	// addr is the client's address, counted against the per-address bound
+	// until close.
+	addr netip.Addr
 	// pollID names the connection to the poller; set at creation, never reused.
 	pollID   uint64
 	lastRead atomic.Int64 // unix ns; idle connections are found by the ping loop
@@ -109,10 +117,20 @@ func (c *wsConn) close() {
 		// close never finds its session still listed (revocation, metrics, tests).
 		c.srv.untrack(c)
 		c.srv.opt.Metrics.Connections.WithLabelValues("ws").Dec()
-		c.srv.poller.forget(c)
+		c.srv.perAddr.release(c.addr)
+		if !c.tls {
+			c.srv.poller.forget(c)
+		}
 		c.fdMu.Lock()
 		c.fdOpen = false
 		c.fdMu.Unlock()
-		_ = c.nc.Close()
+		if tc, ok := c.nc.(*tls.Conn); ok {
+			// Not tc.Close: its close_notify would wait behind a writer
+			// blocked on a client that stopped reading. The WebSocket close
+			// frame already ended the conversation.
+			_ = tc.NetConn().Close()
+		} else {
+			_ = c.nc.Close()
+		}
 	})
 }

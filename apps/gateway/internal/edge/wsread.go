@@ -49,12 +49,7 @@ func (c *wsConn) onReadable() {
 			break
 		}
 		c.lastRead.Store(time.Now().UnixNano())
-		if err := c.rd.Feed(buf[:n], c.onEvent); err != nil {
-			var pe *wsframe.ProtocolError
-			if errors.As(err, &pe) {
-				c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(protocol.CodeBadFrame)).Inc()
-				c.finish(wsframe.CloseFrame(wsframe.CloseProtocolError, pe.Reason))
-			}
+		if !c.feed(buf[:n]) {
 			return // the connection is ending: not re-armed
 		}
 		if n < len(buf) {
@@ -64,6 +59,21 @@ func (c *wsConn) onReadable() {
 	if err := c.srv.poller.rearm(c); err != nil {
 		c.close()
 	}
+}
+
+// feed handles every whole frame in b, keeping a partial one for the next
+// read; false means the connection is ending (a close frame, or a framing
+// violation, which is answered with close code 1002).
+func (c *wsConn) feed(b []byte) bool {
+	if err := c.rd.Feed(b, c.onEvent); err != nil {
+		var pe *wsframe.ProtocolError
+		if errors.As(err, &pe) {
+			c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(protocol.CodeBadFrame)).Inc()
+			c.finish(wsframe.CloseFrame(wsframe.CloseProtocolError, pe.Reason))
+		}
+		return false
+	}
+	return true
 }
 
 // onEvent handles one client frame; false stops reading (the connection ends).

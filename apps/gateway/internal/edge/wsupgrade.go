@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"crypto/tls"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,17 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, protocol.Errorf(protocol.CodeBadFrame, "the WebSocket subprotocol must be %q (Sec-WebSocket-Protocol)", Subprotocol))
 		return
 	}
+	addr, perr := s.admitAddress(r)
+	if perr != nil {
+		writeProblem(w, perr)
+		return
+	}
+	accepted := false
+	defer func() {
+		if !accepted {
+			s.perAddr.release(addr)
+		}
+	}()
 	var claims *auth.Claims
 	if token, ok := bearer(r); ok {
 		c, err := s.opt.Verifier.Verify(token)
@@ -66,7 +78,12 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 	// From here on the socket is ours: gorilla's connection (and its buffers)
 	// is dropped, frames are read and written with internal/wsframe.
 	nc := ws.NetConn()
-	sc, ok := nc.(syscall.Conn)
+	tc, isTLS := nc.(*tls.Conn)
+	raw := nc
+	if isTLS {
+		raw = tc.NetConn()
+	}
+	sc, ok := raw.(syscall.Conn)
 	if !ok {
 		_ = nc.Close()
 		return
@@ -83,6 +100,8 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		out:  outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice},
 		rd:   wsframe.Reader{Limit: protocol.MaxFrameBytes},
 		done: make(chan struct{}),
+		tls:  isTLS,
+		addr: addr,
 		// Before the connection is tracked: a close may come before watch.
 		pollID: nextPollID.Add(1),
 	}
@@ -90,7 +109,10 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = nc.Close()
 		return
 	}
-	c.fdOpen = true
+	// A TLS socket is never written to directly (its bytes are records
+	// only tls.Conn can make): tryWrite finds it closed and is not called.
+	c.fdOpen = !isTLS
+	accepted = true // c.close releases the address from here on
 	if err := setUserTimeout(c.fd, s.opt.IdleTimeout); err != nil {
 		s.log.Warn("cannot set TCP_USER_TIMEOUT", "err", err)
 	}
@@ -108,7 +130,12 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		})
 		c.mu.Unlock()
 	}
-	if err := s.poller.watch(c); err != nil {
+	if isTLS {
+		// tls.Conn may hold decrypted bytes the socket no longer shows as
+		// readable, so readiness cannot drive its reads: it reads on a
+		// goroutine of its own (tlsread.go).
+		go c.readTLS()
+	} else if err := s.poller.watch(c); err != nil {
 		s.log.Error("cannot watch a WebSocket", "err", err)
 		c.close()
 	}

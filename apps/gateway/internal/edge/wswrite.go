@@ -66,7 +66,7 @@ func (c *wsConn) flush() {
 	if batch == nil {
 		return
 	}
-	if len(batch) <= maxInlineBatch {
+	if len(batch) <= maxInlineBatch && !c.tls {
 		n, counted, complete, err := c.tryWrite(batch)
 		if err != nil {
 			c.writeFailed()
@@ -147,6 +147,9 @@ type wsStream struct {
 	skip int
 	// bufs is reused from batch to batch.
 	bufs net.Buffers
+	// joined is a TLS connection's batch in one piece, reused from batch to
+	// batch: written buffer by buffer, each frame would be a TLS record.
+	joined []byte
 }
 
 // writeBatch counts a WebSocket's message frames as its written bytes
@@ -167,8 +170,16 @@ func (w *wsStream) writeBatch(batch []item) (counted int, err error) {
 	}
 	w.bufs = bufs
 	_ = w.c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	_, err = bufs.WriteTo(w.c.nc) // advances bufs, not w.bufs
-	clear(w.bufs)                 // holds no frame until the next batch
+	if w.c.tls {
+		w.joined = w.joined[:0]
+		for _, b := range bufs {
+			w.joined = append(w.joined, b...)
+		}
+		_, err = w.c.nc.Write(w.joined)
+	} else {
+		_, err = bufs.WriteTo(w.c.nc) // advances bufs, not w.bufs
+	}
+	clear(w.bufs) // holds no frame until the next batch
 	return counted, err
 }
 

@@ -104,7 +104,7 @@ var rankNames = [...]string{
 	rankSSEStream:    "edge.sseStream.mu",
 	rankQueue:        "edge.outQueue.mu",
 	rankFD:           "edge.wsConn.fdMu",
-	rankAlone:        "a lock taken alone (hub.Hub.readersMu, edge.pollShard.mu)",
+	rankAlone:        "a lock taken alone (hub.Hub.readersMu, edge.pollShard.mu, edge.addressLimit.mu)",
 }
 
 func (r rank) String() string { return rankNames[r] }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -59,7 +58,7 @@ func kill(c net.Conn) {
 // metric reads one unlabelled sample from /metrics.
 func (f *fixture) metric(name string) float64 {
 	f.t.Helper()
-	res, err := http.Get(f.base + "/metrics")
+	res, err := f.httpc.Get(f.base + "/metrics")
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/schema"
 	"github.com/sluicehq/sluice/apps/gateway/internal/schemawire"
 	"github.com/sluicehq/sluice/apps/gateway/internal/server"
+	"github.com/sluicehq/sluice/apps/gateway/internal/servetls"
 	"github.com/sluicehq/sluice/apps/gateway/internal/usage"
 )
 
@@ -58,6 +59,17 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	}
 	if warning := cfg.InsecureWarning(); warning != "" {
 		log.Warn(warning)
+	}
+	// The listener's own certificate, read now so a bad file stops the start.
+	var cert *servetls.Certificate
+	if cfg.ServesTLS() {
+		if cert, err = servetls.Load(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	proxies, err := cfg.ProxyPrefixes()
+	if err != nil {
+		return nil, nil, err
 	}
 	kc := kafka.ClientOptions{Brokers: cfg.KafkaBrokers, Security: sec, Logger: log}
 	cluster, err := kafka.New(kc)
@@ -121,13 +133,15 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	})
 	e := edge.New(edge.Options{
 		Verifier: verifier, Catalog: cat, Hub: h, Kafka: cluster, Metrics: m,
-		Logger:           log.With("component", "edge"),
-		QueueSize:        cfg.QueueSize,
-		SlowPolicy:       edge.SlowPolicy(cfg.SlowPolicy),
-		MaxSubscriptions: cfg.MaxSubscriptions,
-		Encoder:          encoder,
-		Meter:            meter,
-		Quota:            enforcer,
+		Logger:                   log.With("component", "edge"),
+		QueueSize:                cfg.QueueSize,
+		SlowPolicy:               edge.SlowPolicy(cfg.SlowPolicy),
+		MaxSubscriptions:         cfg.MaxSubscriptions,
+		Encoder:                  encoder,
+		Meter:                    meter,
+		Quota:                    enforcer,
+		TrustedProxies:           proxies,
+		MaxConnectionsPerAddress: cfg.MaxConnectionsPerAddress,
 	})
 	// Catalog changes reach live clients: endpoint changes the hub's
 	// subscriptions, revocations the edge's sessions. Set before the catalog
@@ -142,7 +156,10 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 	m.AddGaugeFunc("sluice_gateway_catalog_offset_lag", "Catalog records this node has not applied yet.", func() float64 { return float64(cat.OffsetLag()) })
 	m.AddCounterFunc("sluice_gateway_catchup_passes_total", "Passes over a partition that served those reads (each serves every catch-up of the partition waiting at the time).", func() float64 { return float64(stats.CatchUpPasses.Load()) })
 
-	srv := server.New(cfg, log, server.Deps{Edge: e, Metrics: m, Ready: cat.Ready()})
+	if cert != nil {
+		m.AddGaugeFunc("sluice_gateway_tls_certificate_expiry_timestamp_seconds", "When the served TLS certificate expires (unix seconds).", func() float64 { return float64(cert.NotAfter().Unix()) })
+	}
+	srv := server.New(cfg, log, server.Deps{Edge: e, Metrics: m, Ready: cat.Ready(), TLS: cert})
 	n := &Node{Catalog: cat, Hub: h, Edge: e, Server: srv, Metrics: m, NodeID: nodeID}
 	start := func(ctx context.Context) error {
 		defer cluster.Close()

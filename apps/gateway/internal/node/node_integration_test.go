@@ -31,16 +31,20 @@ import (
 )
 
 type fixture struct {
-	t        *testing.T
-	brokers  []string
-	kc       *kgo.Client
-	catalog  string
-	topic    string
-	usage    string // the node's usage topic
-	key      *ecdsa.PrivateKey
-	kid      string
-	app      string
-	base     string // http://host:port
+	t       *testing.T
+	brokers []string
+	kc      *kgo.Client
+	catalog string
+	topic   string
+	usage   string // the node's usage topic
+	key     *ecdsa.PrivateKey
+	kid     string
+	app     string
+	base    string // http://host:port, or https:// when the node serves TLS
+	// httpc and dialer reach the node, trusting its certificate when it
+	// serves TLS.
+	httpc    *http.Client
+	dialer   websocket.Dialer
 	cancel   context.CancelFunc
 	finished chan error
 }
@@ -111,7 +115,14 @@ func newFixture(t *testing.T, tune ...func(*config.Config)) *fixture {
 	f.finished = make(chan error, 1)
 	go func() { f.finished <- start(runCtx) }()
 	<-n.Server.Ready()
+	f.httpc, f.dialer = http.DefaultClient, websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 5 * time.Second}
 	f.base = "http://" + n.Server.Addr().String()
+	if cfg.ServesTLS() {
+		tc := trustServed(t, cfg.TLSCertFile)
+		f.httpc = &http.Client{Transport: &http.Transport{TLSClientConfig: tc}}
+		f.dialer.TLSClientConfig = tc
+		f.base = "https://" + n.Server.Addr().String()
+	}
 	t.Cleanup(func() {
 		cancel()
 		<-f.finished
@@ -143,7 +154,7 @@ func (f *fixture) produce(key, value string) (int32, int64) {
 func (f *fixture) waitReady() {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		res, err := http.Get(f.base + "/readyz")
+		res, err := f.httpc.Get(f.base + "/readyz")
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
@@ -175,8 +186,7 @@ type client struct {
 }
 
 func (f *fixture) dial(header http.Header) *client {
-	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 5 * time.Second}
-	ws, _, err := d.Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", header)
+	ws, _, err := f.dialer.Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", header)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -433,8 +443,11 @@ func asCloseError(err error, target **websocket.CloseError) bool {
 	return ok
 }
 
-func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
-	f := newFixture(t)
+func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) { testHeaderAuthSSEAndHTTPPublish(t) }
+
+// testHeaderAuthSSEAndHTTPPublish runs over the listener tune makes (plain HTTP by default).
+func testHeaderAuthSSEAndHTTPPublish(t *testing.T, tune ...func(*config.Config)) {
+	f := newFixture(t, tune...)
 	tok := f.token(map[string][]string{"all": {"/" + f.topic + "/*"}}, time.Hour, "jti-sse")
 
 	// Upgrade with the Authorization header: authenticated from the start.
@@ -443,12 +456,12 @@ func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
 	c.next("subscribed")
 
 	// Without the subprotocol the upgrade is refused.
-	if _, res, err := (&websocket.Dialer{}).Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", nil); err == nil || res.StatusCode != 400 {
+	if _, res, err := (&websocket.Dialer{TLSClientConfig: f.dialer.TLSClientConfig}).Dial("ws"+strings.TrimPrefix(f.base, "http")+"/ws", nil); err == nil || res.StatusCode != 400 {
 		t.Fatalf("upgrade without subprotocol: %v", err)
 	}
 
 	req, _ := http.NewRequest("GET", f.base+"/sse/"+f.topic+"/K?access_token="+tok, nil)
-	res, err := http.DefaultClient.Do(req)
+	res, err := f.httpc.Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("sse: %v %v", err, res)
 	}
@@ -463,7 +476,7 @@ func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
 	pub, _ := http.NewRequest("POST", f.base+"/pub/"+f.topic+"/K", body)
 	pub.Header.Set("Authorization", "Bearer "+tok)
 	pub.Header.Set("Content-Type", "application/json")
-	pres, err := http.DefaultClient.Do(pub)
+	pres, err := f.httpc.Do(pub)
 	if err != nil || pres.StatusCode != 200 {
 		b, _ := io.ReadAll(pres.Body)
 		t.Fatalf("publish: %v %d %s", err, pres.StatusCode, b)
@@ -491,14 +504,14 @@ func TestHeaderAuthSSEAndHTTPPublish(t *testing.T) {
 	// Problems name what is wrong.
 	bad, _ := http.NewRequest("POST", f.base+"/pub/"+f.topic+"/K", strings.NewReader(`{"price":"x"}`))
 	bad.Header.Set("Authorization", "Bearer "+tok)
-	bres, _ := http.DefaultClient.Do(bad)
+	bres, _ := f.httpc.Do(bad)
 	var problem map[string]any
 	_ = json.NewDecoder(bres.Body).Decode(&problem)
 	bres.Body.Close()
 	if bres.StatusCode != 422 || problem["code"] != float64(4022) {
 		t.Fatalf("bad publish = %d %v", bres.StatusCode, problem)
 	}
-	unauth, _ := http.Get(f.base + "/sse/" + f.topic + "/K")
+	unauth, _ := f.httpc.Get(f.base + "/sse/" + f.topic + "/K")
 	unauth.Body.Close()
 	if unauth.StatusCode != 401 {
 		t.Fatalf("sse without token = %d", unauth.StatusCode)

@@ -24,8 +24,12 @@ const (
 	CodeConnectionLimit   Code = 4291
 	CodeSubscriptionLimit Code = 4292
 	CodePublishRate       Code = 4293
-	CodeInternal          Code = 5000
-	CodeUnavailable       Code = 5003
+	// CodeAddressLimit refuses a WebSocket or SSE connection from a client
+	// address that holds the node's per-address bound (an HTTP 429 answering
+	// the request, before any frame).
+	CodeAddressLimit Code = 4294
+	CodeInternal     Code = 5000
+	CodeUnavailable  Code = 5003
 	// CodeTopicAccessDenied: Kafka's ACLs deny the gateway's own principal the
 	// topic (not the client's token): an operator must grant it.
 	CodeTopicAccessDenied Code = 5030
@@ -53,7 +57,7 @@ func (c Code) HTTPStatus() int {
 		return 405
 	case CodeInvalidPayload:
 		return 422
-	case CodeTooManySubs, CodeConnectionLimit, CodeSubscriptionLimit, CodePublishRate:
+	case CodeTooManySubs, CodeConnectionLimit, CodeSubscriptionLimit, CodePublishRate, CodeAddressLimit:
 		return 429
 	case CodeAlreadySubscribed:
 		return 409

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -17,7 +18,13 @@ import (
 	"github.com/sluicehq/sluice/apps/gateway/internal/config"
 	"github.com/sluicehq/sluice/apps/gateway/internal/edge"
 	"github.com/sluicehq/sluice/apps/gateway/internal/metrics"
+	"github.com/sluicehq/sluice/apps/gateway/internal/servetls"
 )
+
+// certCheckInterval is how often the TLS certificate files are read for a
+// renewal: cheap (two small files), and a renewed certificate is in use
+// within seconds.
+var certCheckInterval = 2 * time.Second
 
 // Version is set at build time with -ldflags "-X .../internal/server.Version=...".
 var Version = "dev"
@@ -28,6 +35,9 @@ type Deps struct {
 	Metrics *metrics.Metrics
 	// Ready is closed once the node can serve (the catalog is loaded).
 	Ready <-chan struct{}
+	// TLS, when set, makes the listener serve TLS with this certificate
+	// (watched for renewals while the server runs).
+	TLS *servetls.Certificate
 }
 
 // Server is one gateway node's HTTP side.
@@ -56,7 +66,9 @@ func New(cfg config.Config, log *slog.Logger, deps Deps) *Server {
 		mux.Handle("/", untilReady(deps.Ready, clients))
 	}
 	s.http = &http.Server{
-		Handler:           mux,
+		Handler: mux,
+		// Also bounds a TLS handshake (net/http uses the shortest of its
+		// timeouts for it): a stalled handshake holds a goroutine.
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	return s
@@ -81,8 +93,21 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.addr = ln.Addr()
+	scheme := "http"
+	if s.deps.TLS != nil {
+		minVersion, err := s.cfg.MinTLSVersion()
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		ln = tls.NewListener(ln, s.deps.TLS.Config(minVersion))
+		scheme = "https"
+		watchCtx, stopWatching := context.WithCancel(context.Background())
+		defer stopWatching()
+		go s.deps.TLS.Watch(watchCtx, certCheckInterval, s.log, nil)
+	}
 	close(s.ready)
-	s.log.Info("gateway listening", "addr", ln.Addr().String(), "version", Version)
+	s.log.Info("gateway listening", "addr", ln.Addr().String(), "scheme", scheme, "version", Version)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.Serve(ln) }()
