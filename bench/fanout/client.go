@@ -45,6 +45,7 @@ func clientMain(args []string) {
 	resume := fs.Bool("resume", false, "reconnect to the next URL and resume when a connection ends")
 	backoffInitial := fs.Duration("backoff-initial", 500*time.Millisecond, "with -resume: first reconnect delay bound (full jitter)")
 	backoffMax := fs.Duration("backoff-max", 30*time.Second, "with -resume: reconnect delay cap")
+	caFile := fs.String("ca", "", "PEM CA that wss:// URLs are verified with")
 	_ = fs.Parse(args)
 
 	g := &loadGen{
@@ -60,6 +61,13 @@ func clientMain(args []string) {
 		},
 		header: http.Header{"Authorization": {"Bearer " + *token}},
 		open:   map[*websocket.Conn]struct{}{},
+	}
+	if *caFile != "" {
+		tc, err := trusting(*caFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		g.dialer.TLSClientConfig = tc
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	interval := time.Second / time.Duration(max(*ramp, 1))

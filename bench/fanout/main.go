@@ -71,7 +71,11 @@ type settings struct {
 	// metering is the gateway's usage metering: on (into a topic of the
 	// run's own, usageTopic), off, or "" (no flag: a build from before it).
 	metering, usageTopic string
-	failover             failoverSettings
+	// tls: the gateway serves wss:// (tls.go); certFile, keyFile and caFile
+	// are the run's certificate, made by orchestrate.
+	tls                       bool
+	certFile, keyFile, caFile string
+	failover                  failoverSettings
 }
 
 func orchestrate() {
@@ -93,6 +97,7 @@ func orchestrate() {
 	flag.StringVar(&s.format, "format", "json", "gateway mode: the topic's payload: json, or avro (schema-registry wire format, decoded by the gateway; needs -registry)")
 	flag.StringVar(&s.registry, "registry", os.Getenv("SCHEMA_REGISTRY_URL"), "with -format avro: the schema registry's Confluent-compatible API (default $SCHEMA_REGISTRY_URL); the gateway gets it too")
 	flag.StringVar(&s.metering, "metering", "on", `gateway mode: usage metering on (a usage record every 5 s into a topic of the run's own), off (-usage-interval 0), or "" (pass no flag: a gateway built before metering)`)
+	flag.BoolVar(&s.tls, "tls", false, "gateway mode: the gateway serves TLS itself (a throw-away CA and certificate for 127.0.0.1) and clients connect with wss://")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
 	flag.Parse()
@@ -127,6 +132,7 @@ func orchestrate() {
 	var kc *kgo.Client
 	var enc payloadEncoding
 	token := "floor" // the floor server does not check it
+	scheme := "http"
 	if floorMode {
 		srv = exec.Command(os.Args[0], "floor-server", "-addr", s.gatewayAddr, "-keys", strconv.Itoa(s.keys), "-payload", strconv.Itoa(s.payload))
 		srv.Stdout, srv.Stderr = io.Discard, os.Stderr // its short-write count at exit
@@ -155,11 +161,20 @@ func orchestrate() {
 			log.Fatalf("-format %q: want json or avro", s.format)
 		}
 		token = catalog(ctx, kc, catalogTopic, topic, enc)
+		if s.tls {
+			dir, err := os.MkdirTemp("", "fanout-tls-")
+			must(err)
+			defer os.RemoveAll(dir)
+			s.certFile, s.keyFile, s.caFile, err = makeServingCertificate(dir)
+			must(err)
+			must(trustForOrchestrator(s.caFile))
+			scheme = "https"
+		}
 		srv = gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
 	}
 	must(srv.Start())
 	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	waitReady("http://" + s.gatewayAddr + "/readyz")
+	waitReady(scheme + "://" + s.gatewayAddr + "/readyz")
 	idleRSS := rssKiB(srv.Process.Pid)
 	fmt.Printf("%s pid %d ready; idle RSS %d KiB\n", serverName, srv.Process.Pid, idleRSS)
 
@@ -186,7 +201,8 @@ func orchestrate() {
 	if s.probe && !floorMode {
 		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc)
 	}
-	children, outputs := startClients(s, topic, token, "ws://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
+	wsScheme := map[string]string{"http": "ws", "https": "wss"}[scheme]
+	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
 
 	time.Sleep(time.Until(measureFrom))
 	gwCPU0, selfCPU0 := cpuTicks(srv.Process.Pid), childrenCPU(children)
@@ -198,7 +214,7 @@ func orchestrate() {
 	gwCPU1, selfCPU1 := cpuTicks(srv.Process.Pid), childrenCPU(children)
 	sent1 := published()
 	rssEnd := rssKiB(srv.Process.Pid)
-	gatewayDelay := delayBuckets("http://" + s.gatewayAddr + "/metrics")
+	gatewayDelay := delayBuckets(scheme + "://" + s.gatewayAddr + "/metrics")
 	// Let in-flight messages of the window arrive, then stop.
 	time.Sleep(3 * time.Second)
 	close(stopPub)
@@ -248,6 +264,9 @@ func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
 	if s.registry != "" {
 		cmd.Args = append(cmd.Args, "-schema-registry-url", s.registry)
 	}
+	if s.certFile != "" {
+		cmd.Args = append(cmd.Args, "-tls-cert-file", s.certFile, "-tls-key-file", s.keyFile)
+	}
 	switch s.metering {
 	case "on":
 		cmd.Args = append(cmd.Args, "-usage-topic", s.usageTopic, "-usage-interval", "5s")
@@ -283,6 +302,9 @@ func startClients(s *settings, topic, token, url string, from, to time.Time, ext
 			"-src", fmt.Sprintf("127.0.0.%d", 2+i), "-seed", strconv.Itoa(i + 1),
 			"-ramp", strconv.Itoa(max(s.rampPerSec/s.procs, 1)),
 			"-from", strconv.FormatInt(from.UnixNano(), 10), "-to", strconv.FormatInt(to.UnixNano(), 10)}, extra...)
+		if s.caFile != "" {
+			args = append(args, "-ca", s.caFile)
+		}
 		cmd := exec.Command(os.Args[0], args...)
 		out, err := cmd.StdoutPipe()
 		must(err)
