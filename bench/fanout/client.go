@@ -46,6 +46,7 @@ func clientMain(args []string) {
 	backoffInitial := fs.Duration("backoff-initial", 500*time.Millisecond, "with -resume: first reconnect delay bound (full jitter)")
 	backoffMax := fs.Duration("backoff-max", 30*time.Second, "with -resume: reconnect delay cap")
 	caFile := fs.String("ca", "", "PEM CA that wss:// URLs are verified with")
+	spread := fs.Bool("spread", false, "each client starts at a random URL of the list and, with -resume, moves through the others in a random order of its own (the SDK's server-list rule)")
 	_ = fs.Parse(args)
 
 	g := &loadGen{
@@ -73,6 +74,7 @@ func clientMain(args []string) {
 	interval := time.Second / time.Duration(max(*ramp, 1))
 	for i := 0; i < *n; i++ {
 		c := &benchConn{key: rng.Intn(*keys), rng: rand.New(rand.NewSource(*seed*1_000_003 + int64(i)))}
+		c.order = tryOrder(len(g.urls), c.rng, *spread)
 		g.conns = append(g.conns, c)
 		g.running.Add(1)
 		go func() {
@@ -140,8 +142,9 @@ type loadGen struct {
 // benchConn is one client: its key and, in resume mode, its last position and
 // what happened to it around the failover.
 type benchConn struct {
-	key int
-	rng *rand.Rand
+	key   int
+	rng   *rand.Rand
+	order []int // indexes of loadGen.urls, in the order this client tries them
 
 	mu  sync.Mutex // guards rec (read by the final report)
 	rec connRecord
@@ -175,11 +178,28 @@ func (g *loadGen) logf(format string, args ...any) {
 	}
 }
 
+// tryOrder is the order in which a client tries n URLs: as listed, or with
+// spread a random permutation of its own (random start, and the clients of a
+// node that stops spread over all the others instead of all moving to the next).
+func tryOrder(n int, rng *rand.Rand, spread bool) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if spread {
+		rng.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
+	}
+	return order
+}
+
 func (g *loadGen) run(c *benchConn) {
+	if len(c.order) != len(g.urls) {
+		c.order = tryOrder(len(g.urls), c.rng, false)
+	}
 	c.rec.K = c.key
 	urlIdx, attempt := 0, 0
 	for !g.stopping.Load() {
-		ws, _, err := g.dialer.Dial(g.urls[urlIdx], g.header)
+		ws, _, err := g.dialer.Dial(g.urls[c.order[urlIdx]], g.header)
 		if err != nil {
 			if !g.resume {
 				g.errs.Add(1)

@@ -152,3 +152,34 @@ func TestClientWithoutMessageResumesFromSubscribedSeq(t *testing.T) {
 		t.Fatalf("record %+v closing1012 %d lost %d", c.rec, g.closing1012.Load(), g.lost.Load())
 	}
 }
+
+func TestTryOrderSpreadsStartsAndVisitsEveryURL(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	starts := map[int]int{}
+	after0 := map[int]int{} // where the clients that start on URL 0 go next
+	for i := 0; i < 3000; i++ {
+		o := tryOrder(3, rng, true)
+		seen := map[int]bool{}
+		for _, u := range o {
+			seen[u] = true
+		}
+		if len(seen) != 3 {
+			t.Fatalf("order %v does not visit every URL once", o)
+		}
+		starts[o[0]]++
+		if o[0] == 0 {
+			after0[o[1]]++
+		}
+	}
+	for u := 0; u < 3; u++ {
+		if starts[u] < 800 {
+			t.Fatalf("starts %v: URL %d is rarely first", starts, u)
+		}
+	}
+	if after0[1] < 300 || after0[2] < 300 {
+		t.Fatalf("the clients of URL 0 move on to %v: not spread over the others", after0)
+	}
+	if o := tryOrder(3, rng, false); o[0] != 0 || o[1] != 1 || o[2] != 2 {
+		t.Fatalf("without spread: %v", o)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,11 +25,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// failoverSettings are the flags of the failover scenario (-failover): two
-// gateway nodes on one catalog; the clients start on node A, A is stopped after
-// the warmup, and every client resumes on node B from its last position.
+// failoverSettings are the flags of the failover scenario (-failover): gateway
+// nodes on one catalog (two by default); the clients start on node A (or, with
+// -spread, each on a random node), A is stopped after the warmup and a steady
+// measurement window, and every client of A resumes on another node from its
+// last position.
 type failoverSettings struct {
 	graceful, kill             bool
+	nodes                      int
+	spread                     bool
 	addrB, debugB              string
 	after                      time.Duration
 	backoffInitial, backoffMax time.Duration
@@ -41,6 +46,8 @@ type failoverSettings struct {
 func (f *failoverSettings) flags() {
 	flag.BoolVar(&f.graceful, "failover", false, "failover scenario: stop node A with SIGTERM after the warmup (clients get closing 1012) and measure the resume storm on node B")
 	flag.BoolVar(&f.kill, "failover-kill", false, "failover scenario with SIGKILL instead of SIGTERM (no closing frame)")
+	flag.IntVar(&f.nodes, "nodes", 2, "failover: gateway nodes; node A uses -gateway-addr, B -gateway-b-addr, node i>1 the port of B + 2(i-1) (its pprof the next port)")
+	flag.BoolVar(&f.spread, "spread", false, "failover: each client starts on a random node and fails over through the others in a random order of its own, instead of all starting on A and moving to B")
 	flag.StringVar(&f.addrB, "gateway-b-addr", "127.0.0.1:18082", "failover: node B's listen address")
 	flag.StringVar(&f.debugB, "debug-b-addr", "127.0.0.1:18083", "failover: node B's -debug-addr (pprof, /metrics is on the listen address)")
 	flag.DurationVar(&f.after, "after", 30*time.Second, "failover: how long to keep publishing after node A's stop")
@@ -82,10 +89,12 @@ func orchestrateFailover(s *settings) {
 	prepareMetering(ctx, s, adm, run)
 	token := catalog(ctx, kc, catalogTopic, topic, jsonEncoding)
 
-	nodeA := gatewayCmd(s, s.gatewayAddr, s.debugAddr, catalogTopic)
-	nodeB := gatewayCmd(s, f.addrB, f.debugB, catalogTopic)
-	must(nodeA.Start())
-	must(nodeB.Start())
+	nodes := failoverNodes(s)
+	for i := range nodes {
+		nodes[i].cmd = gatewayCmd(s, nodes[i].addr, nodes[i].debug, catalogTopic)
+		must(nodes[i].cmd.Start())
+	}
+	nodeA, nodeB := nodes[0].cmd, nodes[1].cmd
 	aExited := make(chan struct{})
 	var aExit atomic.Int64 // unix ns
 	var aState string
@@ -101,27 +110,39 @@ func orchestrateFailover(s *settings) {
 	defer func() {
 		_ = nodeA.Process.Signal(syscall.SIGTERM)
 		<-aExited
-		_ = nodeB.Process.Signal(syscall.SIGTERM)
-		_ = nodeB.Wait()
+		for _, n := range nodes[1:] {
+			_ = n.cmd.Process.Signal(syscall.SIGTERM)
+			_ = n.cmd.Wait()
+		}
 	}()
-	waitReady("http://" + s.gatewayAddr + "/readyz")
-	waitReady("http://" + f.addrB + "/readyz")
-	idleB := rssKiB(nodeB.Process.Pid)
-	fmt.Printf("node A pid %d on %s, node B pid %d on %s ready; B idle RSS %d KiB\n", nodeA.Process.Pid, s.gatewayAddr, nodeB.Process.Pid, f.addrB, idleB)
+	var urls []string
+	for i, n := range nodes {
+		waitReady("http://" + n.addr + "/readyz")
+		nodes[i].idleRSS = rssKiB(n.cmd.Process.Pid)
+		fmt.Printf("node %s pid %d on %s ready; idle RSS %d KiB\n", n.name, n.cmd.Process.Pid, n.addr, nodes[i].idleRSS)
+		urls = append(urls, "ws://"+n.addr+"/ws")
+	}
+	idleB := nodes[1].idleRSS
 
 	counters := make([]int64, s.keys)
 	stopPub, pubDone := make(chan struct{}), make(chan struct{})
 	var sent atomic.Int64
 	go func() {
 		defer close(pubDone)
-		publish(kc, topic, counters, s.payload, jsonEncoding, stopPub, &sent)
+		publish(kc, topic, counters, s.payload, s.keyPeriod, jsonEncoding, stopPub, &sent)
 	}()
 
 	start := time.Now()
-	stopAt := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
+	steadyFrom := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
+	stopAt := steadyFrom.Add(s.measure)
 	end := stopAt.Add(f.after)
-	children, outputs := startClients(s, topic, token, "ws://"+s.gatewayAddr+"/ws,ws://"+f.addrB+"/ws", stopAt, end,
-		"-resume", "-backoff-initial", f.backoffInitial.String(), "-backoff-max", f.backoffMax.String())
+	clientFlags := []string{"-resume", "-backoff-initial", f.backoffInitial.String(), "-backoff-max", f.backoffMax.String()}
+	if f.spread {
+		clientFlags = append(clientFlags, "-spread")
+	}
+	children, outputs := startClients(s, topic, token, strings.Join(urls, ","), stopAt, end, clientFlags...)
+	time.Sleep(time.Until(steadyFrom))
+	steady0 := sampleNodes(nodes)
 
 	// Node B, sampled every second from 2 s before the stop.
 	var samples []stormSample
@@ -156,6 +177,7 @@ func orchestrateFailover(s *settings) {
 	}()
 
 	time.Sleep(time.Until(stopAt))
+	printSteadyWindow(nodes, steady0, sampleNodes(nodes), s.measure)
 	connsA := metricSum("http://"+s.gatewayAddr+"/metrics", "sluice_gateway_connections")
 	subsA := metricSum("http://"+s.gatewayAddr+"/metrics", "sluice_gateway_subscriptions")
 	profileDone := make(chan string, 1)
@@ -185,11 +207,20 @@ func orchestrateFailover(s *settings) {
 	time.Sleep(f.settle)
 	close(stopSampling)
 	<-samplingDone
-	metricsB := "http://" + f.addrB + "/metrics"
-	catchUps, cacheResumes := metricSum(metricsB, "sluice_gateway_catchup_reads_total"), metricSum(metricsB, "sluice_gateway_resumes_from_cache_total")
-	passes := metricSum(metricsB, "sluice_gateway_catchup_passes_total") // 0 from a gateway older than shared catch-ups
-	dropped, errFrames := metricSum(metricsB, "sluice_gateway_dropped_messages_total"), metricLines(metricsB, "sluice_gateway_error_frames_total")
-	connsB, rssB := metricSum(metricsB, "sluice_gateway_connections"), rssKiB(nodeB.Process.Pid)
+	// The surviving nodes, summed (node B alone in the two-node scenario).
+	var catchUps, cacheResumes, passes, dropped, connsB float64
+	var errFrames []string
+	var rssB int64
+	for _, n := range nodes[1:] {
+		m := "http://" + n.addr + "/metrics"
+		catchUps += metricSum(m, "sluice_gateway_catchup_reads_total")
+		cacheResumes += metricSum(m, "sluice_gateway_resumes_from_cache_total")
+		passes += metricSum(m, "sluice_gateway_catchup_passes_total") // 0 from a gateway older than shared catch-ups
+		dropped += metricSum(m, "sluice_gateway_dropped_messages_total")
+		errFrames = append(errFrames, n.name+": "+metricLines(m, "sluice_gateway_error_frames_total"))
+		connsB += metricSum(m, "sluice_gateway_connections")
+		rssB += rssKiB(n.cmd.Process.Pid)
+	}
 	profileMsg := <-profileDone
 
 	total := collectReports(children, outputs)
@@ -247,7 +278,7 @@ func orchestrateFailover(s *settings) {
 	fmt.Printf("node A:                 %.0f connections at the stop; exited %s after the signal (%s)\n", connsA, since(stopped, aExit.Load()), aState)
 	fmt.Printf("clients:                %d connections made, %d subscribed frames; %d disconnected from A (%d closing 1012 frames), %d never disconnected\n",
 		total.Connected, total.Subscribed, len(notice), total.Closing1012, never)
-	fmt.Printf("                        %d re-subscribed on B, %d never did; %d got a message after resuming, %d did not; %d had more than one outage; %d resumed from subscribed.seq (no message before the stop); %d failed dials\n",
+	fmt.Printf("                        %d re-subscribed on another node, %d never did; %d got a message after resuming, %d did not; %d had more than one outage; %d resumed from subscribed.seq (no message before the stop); %d failed dials\n",
 		len(resub), neverSub, len(first), noFirst, extraOutages, noMsgBefore, total.DialFailures)
 	fmt.Printf("stop -> client noticed  ms %s\n", pctLine(notice))
 	fmt.Printf("stop -> re-subscribed   ms %s\n", pctLine(resub))
@@ -259,8 +290,8 @@ func orchestrateFailover(s *settings) {
 	fmt.Printf("missing at the end:     %d messages in %d clients (last n received < last n published, %s after the publisher stopped)\n", missingAtEnd, behind, f.settle)
 	fmt.Printf("latency of messages sent after the stop ms p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
 		total.percentile(0.50), total.percentile(0.99), total.percentile(0.999), float64(total.MaxMicros)/1000)
-	fmt.Printf("node B:                 %.0f catch-up reads from Kafka in %.0f passes, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (idle %d KiB)\n",
-		catchUps, passes, cacheResumes, dropped, errFrames, connsB, rssB, idleB)
+	fmt.Printf("surviving nodes:        %.0f catch-up reads from Kafka in %.0f passes, %.0f resumes from the cache; %.0f messages dropped (slow consumers); error frames %s; %.0f connections and RSS %d KiB at the end (node B idle %d KiB)\n",
+		catchUps, passes, cacheResumes, dropped, strings.Join(errFrames, ", "), connsB, rssB, idleB)
 	printStormTimeline(samples, stopped, resub, first, f.sampleBrokerSockets, kafkaPid > 0)
 	if profileMsg != "" {
 		fmt.Println(profileMsg)
@@ -464,4 +495,83 @@ func fetchProfile(url, path string) string {
 		return "storm profile: " + err.Error()
 	}
 	return fmt.Sprintf("node B's CPU profile of the storm: %s (go tool pprof -top %s)", path, path)
+}
+
+// failoverNode is one gateway process of the failover scenario.
+type failoverNode struct {
+	name, addr, debug string
+	cmd               *exec.Cmd
+	idleRSS           int64
+}
+
+// failoverNodes lays out -nodes: A on -gateway-addr, B on -gateway-b-addr,
+// the others two ports apart after B.
+func failoverNodes(s *settings) []failoverNode {
+	f := &s.failover
+	if f.nodes < 2 || f.nodes > 26 {
+		log.Fatalf("-nodes %d: want 2 to 26", f.nodes)
+	}
+	nodes := []failoverNode{{name: "A", addr: s.gatewayAddr, debug: s.debugAddr}, {name: "B", addr: f.addrB, debug: f.debugB}}
+	host, port, err := net.SplitHostPort(f.addrB)
+	must(err)
+	p, err := strconv.Atoi(port)
+	must(err)
+	for i := 2; i < f.nodes; i++ {
+		q := p + 2*(i-1)
+		nodes = append(nodes, failoverNode{name: string(rune('A' + i)), addr: net.JoinHostPort(host, strconv.Itoa(q)), debug: net.JoinHostPort(host, strconv.Itoa(q+1))})
+	}
+	return nodes
+}
+
+// nodeSample is one node's counters at an instant.
+type nodeSample struct {
+	cpuTicks         int64
+	delivered, conns float64
+	rssKiB           int64
+}
+
+func sampleNodes(nodes []failoverNode) []nodeSample {
+	out := make([]nodeSample, len(nodes))
+	for i, n := range nodes {
+		m := "http://" + n.addr + "/metrics"
+		out[i] = nodeSample{cpuTicks: cpuTicks(n.cmd.Process.Pid), delivered: metricSum(m, "sluice_gateway_messages_out_total"),
+			conns: metricSum(m, "sluice_gateway_connections"), rssKiB: rssKiB(n.cmd.Process.Pid)}
+	}
+	return out
+}
+
+// printSteadyWindow prints each node's share of the steady window before the
+// stop: what scaling out is judged on (the CPU per delivered message of each
+// node should not grow with the number of nodes).
+func printSteadyWindow(nodes []failoverNode, a, b []nodeSample, window time.Duration) {
+	secs := window.Seconds()
+	fmt.Printf("steady window (%s before the stop), per node:\n", window)
+	fmt.Printf("  %4s %12s %14s %8s %18s %22s\n", "node", "connections", "delivered/s", "CPU %", "µs per delivered", "RSS KiB per conn (above idle)")
+	var ticks int64
+	var delivered, conns float64
+	var rss, idle int64
+	for i, n := range nodes {
+		d := b[i].delivered - a[i].delivered
+		t := b[i].cpuTicks - a[i].cpuTicks
+		cpuSec := float64(t) / float64(clockTicks())
+		perMsg := 0.0
+		if d > 0 {
+			perMsg = cpuSec / d * 1e6
+		}
+		perConn, aboveIdle := 0.0, 0.0
+		if b[i].conns > 0 {
+			perConn = float64(b[i].rssKiB) / b[i].conns
+			aboveIdle = float64(b[i].rssKiB-n.idleRSS) / b[i].conns
+		}
+		fmt.Printf("  %4s %12.0f %14.0f %8.1f %18.2f %14.1f (%.1f)\n", n.name, b[i].conns, d/secs, 100*cpuSec/secs, perMsg, perConn, aboveIdle)
+		ticks += t
+		delivered += d
+		conns += b[i].conns
+		rss += b[i].rssKiB
+		idle += n.idleRSS
+	}
+	if delivered > 0 && conns > 0 {
+		fmt.Printf("  %4s %12.0f %14.0f %8.1f %18.2f %14.1f (%.1f)\n", "all", conns, delivered/secs, 100*float64(ticks)/float64(clockTicks())/secs,
+			float64(ticks)/float64(clockTicks())/delivered*1e6, float64(rss)/conns, float64(rss-idle)/conns)
+	}
 }

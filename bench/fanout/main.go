@@ -65,9 +65,12 @@ type settings struct {
 	kafka, gatewayBin, gatewayAddr   string
 	debugAddr, gatewayLogs           string
 	payload                          int
-	rampPerSec                       int
-	probe                            bool
-	format, registry                 string
+	// keyPeriod is how often each key gets a message (1s: the fan-out
+	// scenario; longer to keep many clients below the machine's capacity).
+	keyPeriod        time.Duration
+	rampPerSec       int
+	probe            bool
+	format, registry string
 	// metering is the gateway's usage metering: on (into a topic of the
 	// run's own, usageTopic), off, or "" (no flag: a build from before it).
 	metering, usageTopic string
@@ -92,6 +95,7 @@ func orchestrate() {
 	flag.StringVar(&s.gatewayAddr, "gateway-addr", "127.0.0.1:18080", "address for the server under test")
 	flag.StringVar(&s.debugAddr, "debug-addr", "127.0.0.1:18081", "the gateway's -debug-addr (pprof)")
 	flag.IntVar(&s.payload, "payload", 512, "payload bytes per message")
+	flag.DurationVar(&s.keyPeriod, "key-period", time.Second, "each key gets one message per this period (10ms steps)")
 	flag.IntVar(&s.rampPerSec, "ramp", 2000, "new connections per second (all processes)")
 	flag.StringVar(&s.gatewayLogs, "gateway-logs", "", "write each gateway's log to <this prefix><listen address>.log (default: discarded)")
 	flag.StringVar(&s.format, "format", "json", "gateway mode: the topic's payload: json, or avro (schema-registry wire format, decoded by the gateway; needs -registry)")
@@ -116,6 +120,9 @@ func orchestrate() {
 		}
 	case "floor":
 		floorMode = true
+		if s.keyPeriod != time.Second {
+			log.Fatal("-key-period: the floor server sends one message per key per second; leave it at 1s")
+		}
 	default:
 		log.Fatalf("-server %q: want gateway or floor", s.server)
 	}
@@ -189,7 +196,7 @@ func orchestrate() {
 		published = sent.Load
 		go func() {
 			defer close(pubDone)
-			publish(kc, topic, make([]int64, s.keys), s.payload, enc, stopPub, &sent)
+			publish(kc, topic, make([]int64, s.keys), s.payload, s.keyPeriod, enc, stopPub, &sent)
 		}()
 	}
 
@@ -398,13 +405,15 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, en
 	return s
 }
 
-// publish gives every key one message per second until stop; counters[k] is the
-// last "n" sent for key k (read it once publish has returned).
-func publish(kc *kgo.Client, topic string, counters []int64, size int, enc payloadEncoding, stop <-chan struct{}, sent *atomic.Int64) {
+// publish gives every key one message per period until stop, spread evenly
+// over the period; counters[k] is the last "n" sent for key k (read it once
+// publish has returned).
+func publish(kc *kgo.Client, topic string, counters []int64, size int, period time.Duration, enc payloadEncoding, stop <-chan struct{}, sent *atomic.Int64) {
 	keys := len(counters)
 	pad := strings.Repeat("x", max(size-80, 0))
-	const slots = 100 // 10 ms slots: each key once per second
-	t := time.NewTicker(time.Second / slots)
+	const tick = 10 * time.Millisecond
+	slots := max(int(period/tick), 1) // each key once per period
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	slot := 0
 	for {
