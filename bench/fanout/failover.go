@@ -34,6 +34,7 @@ type failoverSettings struct {
 	graceful, kill             bool
 	nodes                      int
 	spread                     bool
+	proxy, proxyAddr           string
 	addrB, debugB              string
 	after                      time.Duration
 	backoffInitial, backoffMax time.Duration
@@ -47,6 +48,8 @@ func (f *failoverSettings) flags() {
 	flag.BoolVar(&f.graceful, "failover", false, "failover scenario: stop node A with SIGTERM after the warmup (clients get closing 1012) and measure the resume storm on node B")
 	flag.BoolVar(&f.kill, "failover-kill", false, "failover scenario with SIGKILL instead of SIGTERM (no closing frame)")
 	flag.IntVar(&f.nodes, "nodes", 2, "failover: gateway nodes; node A uses -gateway-addr, B -gateway-b-addr, node i>1 the port of B + 2(i-1) (its pprof the next port)")
+	flag.StringVar(&f.proxy, "proxy", "", `failover: "haproxy" puts Debian's HAProxy in front of the nodes (clients connect to -proxy-addr only; the nodes trust it for X-Forwarded-For and bound connections per client address)`)
+	flag.StringVar(&f.proxyAddr, "proxy-addr", "127.0.0.1:18480", "failover: the proxy's listen address")
 	flag.BoolVar(&f.spread, "spread", false, "failover: each client starts on a random node and fails over through the others in a random order of its own, instead of all starting on A and moving to B")
 	flag.StringVar(&f.addrB, "gateway-b-addr", "127.0.0.1:18082", "failover: node B's listen address")
 	flag.StringVar(&f.debugB, "debug-b-addr", "127.0.0.1:18083", "failover: node B's -debug-addr (pprof, /metrics is on the listen address)")
@@ -90,6 +93,23 @@ func orchestrateFailover(s *settings) {
 	token := catalog(ctx, kc, catalogTopic, topic, jsonEncoding)
 
 	nodes := failoverNodes(s)
+	if f.proxy != "" {
+		if f.proxy != "haproxy" {
+			log.Fatalf("-proxy %q: want haproxy", f.proxy)
+		}
+		// Behind the proxy each load-generator process is one client address.
+		// Bound the connections per address on a node at 1.5 times what one
+		// process has on a surviving node after the stop: every client fits
+		// only when the node counts them by the X-Forwarded-For address the
+		// proxy sets; counted by the peer address (the proxy, 127.0.0.1),
+		// a node's share of all clients would be over the bound.
+		perProc := (s.clients + s.procs - 1) / s.procs
+		bound := perProc*3/(2*(len(nodes)-1)) + 10
+		if bound >= s.clients/len(nodes) {
+			log.Printf("-proxy: with %d clients over %d nodes the per-address bound (%d) does not test X-Forwarded-For; use more clients or more -procs", s.clients, len(nodes), bound)
+		}
+		s.gatewayExtra = []string{"-trusted-proxies", "127.0.0.1", "-max-connections-per-address", strconv.Itoa(bound)}
+	}
 	for i := range nodes {
 		nodes[i].cmd = gatewayCmd(s, nodes[i].addr, nodes[i].debug, catalogTopic)
 		must(nodes[i].cmd.Start())
@@ -121,6 +141,13 @@ func orchestrateFailover(s *settings) {
 		nodes[i].idleRSS = rssKiB(n.cmd.Process.Pid)
 		fmt.Printf("node %s pid %d on %s ready; idle RSS %d KiB\n", n.name, n.cmd.Process.Pid, n.addr, nodes[i].idleRSS)
 		urls = append(urls, "ws://"+n.addr+"/ws")
+	}
+	if f.proxy != "" {
+		stopProxy, err := startHAProxy(f.proxyAddr, nodes, s.clients*11/10+100)
+		must(err)
+		defer stopProxy()
+		urls = []string{"ws://" + f.proxyAddr + "/ws"}
+		fmt.Printf("HAProxy on %s in front of %d nodes\n", f.proxyAddr, len(nodes))
 	}
 	idleB := nodes[1].idleRSS
 

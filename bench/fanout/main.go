@@ -78,7 +78,9 @@ type settings struct {
 	// are the run's certificate, made by orchestrate.
 	tls                       bool
 	certFile, keyFile, caFile string
-	failover                  failoverSettings
+	// gatewayExtra are more flags for every gateway started.
+	gatewayExtra []string
+	failover     failoverSettings
 }
 
 func orchestrate() {
@@ -274,6 +276,7 @@ func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
 	if s.certFile != "" {
 		cmd.Args = append(cmd.Args, "-tls-cert-file", s.certFile, "-tls-key-file", s.keyFile)
 	}
+	cmd.Args = append(cmd.Args, s.gatewayExtra...)
 	switch s.metering {
 	case "on":
 		cmd.Args = append(cmd.Args, "-usage-topic", s.usageTopic, "-usage-interval", "5s")
