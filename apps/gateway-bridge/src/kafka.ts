@@ -32,7 +32,9 @@ export function createKafka(brokers: string[], settings: KafkaSettings): Kafka {
 /**
  * Creates the catalog topic when missing: 1 partition (one total order of
  * catalog changes), compacted (the log keeps the last record per key), as
- * replicated as the cluster allows (up to 3). A topic that exists with another
+ * replicated as the cluster allows (up to 3; with 3 replicas a write needs 2
+ * in sync, min.insync.replicas=2, so an acknowledged catalog change survives
+ * the loss of a broker). A topic that exists with another
  * shape is used as it is, with a loud warning: the bridge writes only to
  * partition 0, so order still holds, but an operator should fix it.
  */
@@ -40,15 +42,21 @@ export async function ensureTopic(admin: Admin, topic: string): Promise<"created
   const existing = await admin.listTopics();
   if (!existing.includes(topic)) {
     const { brokers } = await admin.describeCluster();
+    const replicationFactor = Math.min(3, Math.max(1, brokers.length));
     const spec: ITopicConfig = {
       topic,
       numPartitions: 1,
-      replicationFactor: Math.min(3, Math.max(1, brokers.length)),
-      configEntries: [{ name: "cleanup.policy", value: "compact" }],
+      replicationFactor,
+      configEntries: [
+        { name: "cleanup.policy", value: "compact" },
+        ...(replicationFactor >= 3 ? [{ name: "min.insync.replicas", value: "2" }] : []),
+      ],
     };
     // false when another creator won the race: fine, it exists now.
     await admin.createTopics({ topics: [spec], waitForLeaders: true });
-    log(`created catalog topic ${topic} (1 partition, cleanup.policy=compact, replication ${spec.replicationFactor})`);
+    log(
+      `created catalog topic ${topic} (1 partition, cleanup.policy=compact, replication ${replicationFactor}${replicationFactor >= 3 ? ", min.insync.replicas=2" : ""})`,
+    );
     return "created";
   }
   const meta = await admin.fetchTopicMetadata({ topics: [topic] });
