@@ -69,7 +69,7 @@ func (r *recorder) waitFor(t *testing.T, n int) []string {
 // servedJSON is a subscribable json endpoint with an exact path.
 var servedJSON = Served{Subscribable: true, Format: "json"}
 
-func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
+func newTestHub(t testing.TB, cache int) (*Hub, *memBackend) {
 	b := newMemBackend()
 	b.createTopic("prices", "epoch-1", 3)
 	h := New(b, Config{
@@ -80,7 +80,7 @@ func newTestHub(t *testing.T, cache int) (*Hub, *memBackend) {
 	return h, b
 }
 
-func sub(t *testing.T, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
+func sub(t testing.TB, h *Hub, key string, from protocol.From) (*Subscription, *recorder) {
 	t.Helper()
 	r := &recorder{}
 	s, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: key}, servedJSON, from, r, nil)
