@@ -78,7 +78,7 @@ export class Harness {
   port!: number;
   gateway: ChildProcess | undefined;
   readonly nodes: GatewayNode[] = [];
-  private privateKey!: CryptoKey;
+  private privateKey!: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
   private starts = 0;
 
   get wsUrl(): string {
