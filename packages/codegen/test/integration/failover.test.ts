@@ -71,7 +71,7 @@ describe("generated clients against two gateway nodes", { timeout: 30 * 60_000 }
     await h.tearDown();
   });
 
-  for (const language of languages.filter((l) => l.kind === "cli" && l.id !== "curl")) {
+  for (const language of languages.filter((l) => l.kind === "cli")) {
     test(`${language.label}: fails over to the other node with every message once and in order; a revoked token ends it politely`, async () => {
       const root = writeTree(scratch, language.id, await generateClient(documentFor(h, nodes), language.id));
       for (const [cmd, ...args] of language.build) {
