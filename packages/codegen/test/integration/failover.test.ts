@@ -5,7 +5,8 @@
 // mid-stream (the first one comes back before the second dies), so whichever
 // node the client started on, it fails over at least once: every message must
 // still arrive exactly once and in order per key. Then a revoked token must end
-// the client with one line on stderr and exit code 5 (codegen README, "Exit codes").
+// the client with one line on stderr and exit code 5 (codegen README, "Exit codes"),
+// as must an expired token (4), a forged one (3) and a list of dead nodes (6).
 //
 // Needs KAFKA_BROKERS and each language's toolchain (as the portal's live
 // generated-clients test does); run with `pnpm test:integration`.
@@ -15,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 
-import { Harness, type GatewayNode } from "../../../sdk-ts/test/integration/gateway-harness.js";
+import { freePort, Harness, type GatewayNode } from "../../../sdk-ts/test/integration/gateway-harness.js";
 import { generateClient, languages } from "../../src/index.js";
 import { scratchFolder, writeTree } from "../scratch-tree.js";
 
@@ -51,6 +52,18 @@ function start(argv: string[], cwd: string, env: Record<string, string>) {
   return { child, lines, exited, stderr: () => stderr };
 }
 
+/** Traceback (Python), stack frames (Node, Java), goroutine dumps (Go). */
+const STACK = /Traceback|^\s+at |^goroutine |panic:/m;
+
+/** Runs a client to its end (at most 60 s): exit code and stderr. */
+async function run(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const p = start(argv, cwd, env);
+  const timer = setTimeout(() => p.child.kill("SIGKILL"), 60_000);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return { code, stderr: p.stderr() };
+}
+
 async function waitFor(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
@@ -72,7 +85,7 @@ describe("generated clients against two gateway nodes", { timeout: 30 * 60_000 }
   });
 
   for (const language of languages.filter((l) => l.kind === "cli")) {
-    test(`${language.label}: fails over to the other node with every message once and in order; a revoked token ends it politely`, async () => {
+    test(`${language.label}: fails over to the other node with every message once and in order; a revoked, expired or refused token and no reachable node end it politely`, async () => {
       const root = writeTree(scratch, language.id, await generateClient(documentFor(h, nodes), language.id));
       for (const [cmd, ...args] of language.build) {
         const r = spawnSync(cmd!, args, { cwd: root, encoding: "utf8", env: { ...process.env, GOTOOLCHAIN: "local" } });
@@ -132,6 +145,21 @@ describe("generated clients against two gateway nodes", { timeout: 30 * 60_000 }
       if (code === "still running") revoked.child.kill("SIGKILL");
       assert.equal(code, 5, `${language.id}: exit code 5 after revocation; stderr: ${revoked.stderr()}`);
       assert.equal(revoked.stderr(), "sluice: token revoked (4009): mint a new token in the portal\n");
+
+      // A token that expires while subscribed, one refused at connect, and no gateway at all.
+      const path = `/${h.topic}/${language.id}-polite`;
+      const expiring = await run(language.subscribe(path), root, { SLUICE_TOKEN: await h.token({ ttlSeconds: 3 }) });
+      assert.equal(expiring.code, 4, `${language.id}: exit code 4 at expiry; stderr: ${expiring.stderr}`);
+      assert.equal(expiring.stderr, "sluice: token expired (4008): mint a new token in the portal\n");
+      const forged = `${(await h.token()).slice(0, -8)}AAAAAAAA`;
+      const refused = await run(language.subscribe(path), root, { SLUICE_TOKEN: forged });
+      assert.equal(refused.code, 3, `${language.id}: exit code 3 for a refused token; stderr: ${refused.stderr}`);
+      assert.match(refused.stderr, /^sluice: token refused \(4001\): [^\n]+\n$/);
+      const dead = `http://127.0.0.1:${await freePort()},http://127.0.0.1:1`; // nothing listens on either
+      const nowhere = await run(language.subscribe(path), root, { SLUICE_TOKEN: token, SLUICE_GATEWAY_URL: dead });
+      assert.equal(nowhere.code, 6, `${language.id}: exit code 6 with no gateway; stderr: ${nowhere.stderr}`);
+      assert.match(nowhere.stderr.trimEnd().split("\n").at(-1)!, /^sluice: no gateway reachable/);
+      for (const r of [expiring, refused, nowhere]) assert.doesNotMatch(r.stderr, STACK, `${language.id}: no stack trace`);
     });
   }
 });
