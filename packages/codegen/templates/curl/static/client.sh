@@ -248,13 +248,16 @@ publish() {
       printf '%s\n' "$body"
       return 0
     fi
-    # Retry only when nothing can have been written: no connection, or a node still starting (503).
+    # Retry only when nothing can have been written: no connection, or a node still starting (503),
+    # on the next node of the list.
     if { [ "$rc" -eq 6 ] || [ "$rc" -eq 7 ] || [ "$code" = 503 ]; } && [ "$attempt" -lt 5 ]; then
       attempt=$((attempt + 1))
-      note "publish $pub_path: gateway unavailable, retrying (attempt $attempt)"
+      next_gateway
+      note "publish $pub_path: gateway unavailable, retrying on $GATEWAY_URL (attempt $attempt)"
       backoff "$attempt"
       continue
     fi
+    if [ "$rc" -eq 6 ] || [ "$rc" -eq 7 ]; then note "no gateway reachable ($GATEWAY_URLS)"; exit 6; fi
     [ "$rc" -ne 0 ] && die "publish $pub_path: curl failed (exit $rc)"
     die "publish $pub_path: HTTP $code $body"
   done

@@ -66,6 +66,10 @@ func run(args []string) int {
 		}
 		err = subscribe(ctx, args[1], from)
 	case len(args) == 3 && args[0] == "publish":
+		if !json.Valid([]byte(args[2])) {
+			fmt.Fprintf(os.Stderr, "sluice: the message is not JSON: %s\n", args[2])
+			return exitUsage
+		}
 		err = publish(ctx, args[1], args[2])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
@@ -191,9 +195,6 @@ func subscribe(ctx context.Context, path string, from sluice.From) error {
 }
 
 func publish(ctx context.Context, path, text string) error {
-	if !json.Valid([]byte(text)) {
-		return fmt.Errorf("the message is not JSON: %s", text)
-	}
 	client, err := sluice.Connect(ctx, sluice.Options{})
 	if err != nil {
 		return err
