@@ -44,9 +44,22 @@ export function secretKey(): Buffer {
   return key;
 }
 
-/** Where browsers and clients reach the gateway; AsyncAPI servers and the live console use it. */
+/**
+ * Where browsers and clients reach the gateway: SLUICE_GATEWAY_PUBLIC_URL, one URL or
+ * several gateway nodes separated by commas. The AsyncAPI document lists every
+ * node (generated clients spread over them); the live console and hints use the first.
+ */
+export function gatewayPublicUrls(): string[] {
+  const urls = (env("SLUICE_GATEWAY_PUBLIC_URL") ?? "http://127.0.0.1:8080")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  return urls.length ? urls : ["http://127.0.0.1:8080"];
+}
+
+/** The first gateway node of SLUICE_GATEWAY_PUBLIC_URL. */
 export function gatewayPublicUrl(): string {
-  return env("SLUICE_GATEWAY_PUBLIC_URL") ?? "http://127.0.0.1:8080";
+  return gatewayPublicUrls()[0] as string;
 }
 
 /** The portal's own public origin, for links (setup, invitations) and the Secure cookie flag. */

@@ -15,6 +15,12 @@ test("the model reads the portal's document: API, gateway URLs, channels", () =>
   assert.equal(model.wsUrl, "ws://127.0.0.1:8080/ws");
   assert.equal(model.sseUrl, "http://127.0.0.1:8080/sse");
   assert.equal(model.publishUrl, "http://127.0.0.1:8080/pub");
+  assert.deepEqual(model.gatewayUrls, ["http://127.0.0.1:8080"]);
+  // Further gateway nodes: websocket2/sse2/httpPublish2, … in order.
+  const doc = JSON.parse(documentText);
+  doc.servers.sse2 = { ...doc.servers.sse, host: "10.0.0.2:8080" };
+  doc.servers.websocket3 = { ...doc.servers.websocket, host: "10.0.0.3:8080", protocol: "wss" };
+  assert.deepEqual(buildModel(doc).gatewayUrls, ["http://127.0.0.1:8080", "http://10.0.0.2:8080", "https://10.0.0.3:8080"]);
   assert.deepEqual(
     model.channels.map((c) => [c.address, c.subscribe, c.publish]),
     [

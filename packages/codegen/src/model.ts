@@ -76,8 +76,13 @@ export interface ApiModel {
   description: string;
   /** Identifier spellings of the API name (package/module names). */
   names: Names;
-  /** The gateway's public base URL, http(s)://host[:port][/base], no trailing slash. */
+  /** The gateway's public base URL, http(s)://host[:port][/base], no trailing slash: the first of gatewayUrls. */
   gatewayUrl: string;
+  /**
+   * Every gateway node the document lists (servers `websocket`, `sse`, `httpPublish`,
+   * then `websocket2`, `sse2`, … for further nodes), in order; clients start at a random one.
+   */
+  gatewayUrls: string[];
   /** Derived from gatewayUrl: ws(s)://…/ws, http(s)://…/sse, http(s)://…/pub. */
   wsUrl: string;
   sseUrl: string;
@@ -113,7 +118,8 @@ export function buildModel(document: string | object): ApiModel {
   const info = obj(doc.info, "info");
   const title = str(info.title, "info.title");
   const version = str(info.version, "info.version");
-  const gatewayUrl = gatewayUrlOf(obj(doc.servers, "servers"));
+  const gatewayUrls = gatewayUrlsOf(obj(doc.servers, "servers"));
+  const gatewayUrl = gatewayUrls[0] as string;
 
   const operations = Object.values(obj(doc.operations ?? {}, "operations")).map((o) => obj(o, "operation"));
   const channels = Object.entries(obj(doc.channels ?? {}, "channels")).map(([id, raw]) => {
@@ -163,6 +169,7 @@ export function buildModel(document: string | object): ApiModel {
     description: typeof info.description === "string" ? info.description.split(/\n*## How to connect/)[0]!.trim() : "",
     names: namesOf(title),
     gatewayUrl,
+    gatewayUrls,
     wsUrl: `${gatewayUrl.replace(/^http/, "ws")}/ws`,
     sseUrl: `${gatewayUrl}/sse`,
     publishUrl: `${gatewayUrl}/pub`,
@@ -206,21 +213,33 @@ export function namesOf(text: string): Names {
   };
 }
 
-function gatewayUrlOf(servers: Json): string {
+function gatewayUrlsOf(servers: Json): string[] {
+  const urls: string[] = [];
+  // Node n > 1 has the same three servers with the suffix n (see apps/portal/lib/asyncapi/build-document.ts).
+  for (let n = 1; ; n++) {
+    const url = gatewayUrlOf(servers, n === 1 ? "" : String(n));
+    if (url === undefined) break;
+    if (!urls.includes(url)) urls.push(url);
+  }
+  if (urls.length === 0) throw new Error("AsyncAPI document: no gateway server (servers.sse, servers.httpPublish or servers.websocket)");
+  return urls;
+}
+
+function gatewayUrlOf(servers: Json, suffixOfNode: string): string | undefined {
   // The SSE and publish servers carry the HTTP scheme; the WebSocket one the ws scheme.
   for (const [name, suffix] of [
     ["sse", "/sse"],
     ["httpPublish", "/pub"],
     ["websocket", "/ws"],
   ] as const) {
-    const server = servers[name] as Json | undefined;
+    const server = servers[`${name}${suffixOfNode}`] as Json | undefined;
     if (!server || typeof server.host !== "string") continue;
     const protocol = String(server.protocol ?? "http").replace(/^ws/, "http");
     const pathname = typeof server.pathname === "string" ? server.pathname : suffix;
     const base = pathname.endsWith(suffix) ? pathname.slice(0, -suffix.length) : pathname;
     return `${protocol}://${server.host}${base}`.replace(/\/+$/, "");
   }
-  throw new Error("AsyncAPI document: no gateway server (servers.sse, servers.httpPublish or servers.websocket)");
+  return undefined;
 }
 
 function firstMessage(doc: Json, channel: Json, channelId: string): Json {

@@ -74,8 +74,8 @@ describe("curl", () => {
       }
     };
     const noToken = run({});
-    assert.notEqual(noToken.status, 0);
-    assert.match(noToken.stderr, /SLUICE_TOKEN is not set/);
+    assert.equal(noToken.status, 3, "exit code 3: no token");
+    assert.equal(noToken.stderr, "sluice: no token: set SLUICE_TOKEN to an app token from the portal\n");
     const help = execFileSync("sh", ["client.sh", "help"], { cwd: root, encoding: "utf8" });
     assert.match(help, /subscribe-prices-symbol SYMBOL/);
   });
@@ -148,8 +148,8 @@ describe("typescript", () => {
       assert.fail("subscribe without SLUICE_TOKEN must fail");
     } catch (err) {
       const e = err as { status: number; stderr: Buffer };
-      assert.notEqual(e.status, 0);
-      assert.match(String(e.stderr), /SLUICE_TOKEN is not set/);
+      assert.equal(e.status, 3, "exit code 3: no token");
+      assert.equal(String(e.stderr), "sluice: no token: set SLUICE_TOKEN to an app token from the portal (Apps → your app → Tokens)\n");
     }
   });
 });

@@ -120,9 +120,9 @@ function build(language: LanguageId, root: string) {
 function assertNeedsToken(language: LanguageId, root: string, prefix: string[] = []) {
   const [cmd, ...args] = languageInfo(language).subscribe("/prices/AAPL");
   const r = run(prefix[0] ?? cmd!, [...prefix.slice(1), ...(prefix.length ? [cmd!] : []), ...args], root);
-  assert.notEqual(r.status, 0);
+  assert.equal(r.status, 3, "exit code 3: no token");
   assert.equal(r.stdout, "");
-  assert.match(r.stderr, /SLUICE_TOKEN/);
+  assert.equal(r.stderr, "sluice: no token: set SLUICE_TOKEN to an app token from the portal\n");
   const usage = run(cmd!, [...args.slice(0, -2), "frobnicate"], root, { SLUICE_TOKEN: "x" });
   assert.equal(usage.status, 2, `usage error exits 2: ${usage.stderr}`);
 }
@@ -172,9 +172,25 @@ describe("python", () => {
     const channels = run("python3", ["-c", "import api; print(' '.join(c.address for c in api.CHANNELS))"], root, stub);
     assert.equal(channels.stdout.trim(), "/orders/eu /prices/{symbol}", channels.stderr);
     const noToken = run("python3", ["main.py", "subscribe", "/prices/AAPL"], root, stub);
-    assert.equal(noToken.status, 1);
+    assert.equal(noToken.status, 3, "exit code 3: no token");
     assert.equal(noToken.stdout, "");
-    assert.match(noToken.stderr, /SLUICE_TOKEN/);
+    assert.equal(noToken.stderr, "sluice: no token: set SLUICE_TOKEN to an app token from the portal\n");
+    // No node reachable (the stub's connect always fails): one line, exit code 6, no traceback.
+    const unreachable = run(
+      "python3",
+      ["main.py", "--gateway", "http://127.0.0.1:9,http://127.0.0.1:10", "subscribe", "/prices/AAPL"],
+      root,
+      {
+        ...stub,
+        SLUICE_TOKEN: "x",
+      },
+    );
+    assert.equal(unreachable.status, 6, unreachable.stderr);
+    assert.doesNotMatch(unreachable.stderr, /Traceback/);
+    assert.match(
+      unreachable.stderr.trim().split("\n").at(-1)!,
+      /^sluice: no gateway reachable \(ws:\/\/127\.0\.0\.1:9\/ws, ws:\/\/127\.0\.0\.1:10\/ws\): /,
+    );
     assert.equal(run("python3", ["main.py", "frobnicate"], root, { ...stub, SLUICE_TOKEN: "x" }).status, 2);
     const badJson = run("python3", ["main.py", "publish", "/prices/AAPL", "{nope"], root, { ...stub, SLUICE_TOKEN: "x" });
     assert.equal(badJson.status, 2, badJson.stderr);

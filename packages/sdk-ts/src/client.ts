@@ -68,8 +68,14 @@ export interface ConnectOptions {
   maxQueuedPublishes?: number;
   /** Send a ping this often to find a dead connection that the OS has not noticed yet. 0 disables. Default 30,000 ms. */
   pingIntervalMs?: number;
-  /** Keep retrying when the very first connection fails instead of rejecting connect(). Default false. */
+  /**
+   * Keep retrying when the very first connection fails instead of rejecting
+   * connect(). Default false: connect() rejects once every gateway URL was
+   * tried once and none let the client in.
+   */
   waitOnFirstConnect?: boolean;
+  /** A source of uniform numbers in [0, 1) that picks the first gateway URL. Default Math.random. @internal for tests */
+  random?: () => number;
   /** @internal for tests */
   clock?: Clock;
 }
@@ -93,9 +99,9 @@ export interface ClientEvents {
   /** Every state change. */
   state: { state: ConnectionState; previous: ConnectionState };
   /** Authenticated on a new connection (subscriptions are being restored). */
-  connected: { app: string; expiresAt: number; reconnect: boolean };
-  /** The connection dropped; `delayMs` is the wait before the next attempt when `willReconnect`. */
-  disconnected: { code: number; reason: string; willReconnect: boolean; delayMs?: number };
+  connected: { app: string; expiresAt: number; reconnect: boolean; url: string };
+  /** The connection dropped; when `willReconnect`, the next attempt goes to `nextUrl` after `delayMs`. */
+  disconnected: { code: number; reason: string; willReconnect: boolean; delayMs?: number; nextUrl?: string };
   /** A token refresh succeeded. */
   refreshed: { expiresAt: number };
   /** Errors that belong to no pending call: refresh failures, handler exceptions, malformed server frames. */
@@ -127,19 +133,25 @@ const MAX_AUTH_FAILURES = 3;
 // How many times a resume refused with 4004 is retried before the subscription ends.
 const MAX_RESUME_NOT_FOUND = 3;
 
-/** connect opens a client and resolves once it is authenticated. */
-export async function connect(url: string, options: ConnectOptions): Promise<SluiceClient> {
-  const client = new SluiceClient(url, options);
+/**
+ * connect opens a client and resolves once it is authenticated. `urls` is one
+ * gateway URL or a list of interchangeable gateway nodes: the client starts at
+ * a random one (so many clients spread over the nodes) and moves on to the next
+ * one, wrapping around, whenever a connection drops or cannot be made.
+ */
+export async function connect(urls: string | readonly string[], options: ConnectOptions): Promise<SluiceClient> {
+  const client = new SluiceClient(urls, options);
   await client.opened;
   return client;
 }
 
 export class SluiceClient extends Emitter<ClientEvents> {
-  readonly url: string;
+  /** Every gateway URL the client may use, in rotation order. */
+  readonly urls: readonly string[];
   /** Resolves on the first authentication; rejects if the client closes first. @internal */
   readonly opened: Promise<void>;
 
-  private readonly opts: Required<Omit<ConnectOptions, "token" | "getToken" | "WebSocket" | "backoff" | "clock">>;
+  private readonly opts: Required<Omit<ConnectOptions, "token" | "getToken" | "WebSocket" | "backoff" | "clock" | "random">>;
   private readonly getToken: (() => string | Promise<string>) | undefined;
   private readonly WS: WebSocketConstructor;
   private readonly clock: Clock;
@@ -150,6 +162,10 @@ export class SluiceClient extends Emitter<ClientEvents> {
   private ws: WebSocketLike | undefined;
   private authenticated = false;
   private everConnected = false;
+  private urlIndex: number;
+  // Connections that failed before the first authentication: connect() gives up
+  // (without waitOnFirstConnect) once every URL has had its chance.
+  private firstConnectFailures = 0;
   private authFailures = 0;
   private closingFrame: { code: number; reason: string } | undefined;
   private fatal: SluiceError | undefined; // set when this socket's end must close the client
@@ -162,9 +178,13 @@ export class SluiceClient extends Emitter<ClientEvents> {
   private resolveOpened!: () => void;
   private rejectOpened!: (err: SluiceError) => void;
 
-  constructor(url: string, options: ConnectOptions) {
+  constructor(urls: string | readonly string[], options: ConnectOptions) {
     super();
-    this.url = url;
+    this.urls = typeof urls === "string" ? [urls] : [...urls];
+    if (this.urls.length === 0 || this.urls.some((u) => typeof u !== "string" || u === "")) {
+      throw new TypeError("connect: pass a gateway URL or a non-empty list of them");
+    }
+    this.urlIndex = Math.min(this.urls.length - 1, Math.floor((options.random ?? Math.random)() * this.urls.length));
     if (!options.token && !options.getToken) throw new TypeError("connect: pass token or getToken");
     const WS = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!WS) {
@@ -193,6 +213,11 @@ export class SluiceClient extends Emitter<ClientEvents> {
     this.opened.catch(() => {});
     this.onListenerError = (err) => this.reportError(err);
     this.open();
+  }
+
+  /** The gateway URL in use (or tried next while disconnected). */
+  get url(): string {
+    return this.urls[this.urlIndex] as string;
   }
 
   /** The connection state. */
@@ -374,7 +399,7 @@ export class SluiceClient extends Emitter<ClientEvents> {
     for (const item of this.queue.splice(0)) this.sendPublish(item);
     this.scheduleRefresh(ws, expiresAt * 1000);
     this.schedulePing(ws);
-    this.emit("connected", { app, expiresAt, reconnect });
+    this.emit("connected", { app, expiresAt, reconnect, url: this.url });
     this.resolveOpened();
   }
 
@@ -425,17 +450,22 @@ export class SluiceClient extends Emitter<ClientEvents> {
     }
     if (!fatal && !this.opts.reconnect)
       fatal = new DisconnectedError(Codes.Disconnected, `connection closed (${code}${reason ? `: ${reason}` : ""})`);
-    if (!fatal && !this.everConnected && !this.opts.waitOnFirstConnect) {
-      fatal = new DisconnectedError(Codes.Disconnected, `cannot connect to ${this.url} (${code}${reason ? `: ${reason}` : ""})`);
+    if (!fatal && !this.everConnected && !this.opts.waitOnFirstConnect && ++this.firstConnectFailures >= this.urls.length) {
+      const tried = this.urls.length === 1 ? this.url : `any of ${this.urls.join(", ")} (last: ${this.url})`;
+      fatal = new DisconnectedError(Codes.Disconnected, `cannot connect to ${tried} (${code}${reason ? `: ${reason}` : ""})`);
     }
     if (fatal) {
       this.emit("disconnected", { code, reason, willReconnect: false });
       this.shutdown(fatal);
       return;
     }
+    // Whatever ended this connection (a node that died, refused, or is shutting
+    // down with 1012) may well end the next attempt there too: try the next node.
+    // Subscriptions resume from their positions wherever they land.
+    this.urlIndex = (this.urlIndex + 1) % this.urls.length;
     const delayMs = this.backoff.next();
     this.setState("disconnected");
-    this.emit("disconnected", { code, reason, willReconnect: true, delayMs });
+    this.emit("disconnected", { code, reason, willReconnect: true, delayMs, nextUrl: this.url });
     this.timers.retry = this.clock.setTimeout(() => {
       if (this.currentState === "disconnected") this.open();
     }, delayMs);

@@ -358,6 +358,118 @@ describe("reconnect and resume", () => {
   });
 });
 
+describe("server lists", () => {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const cluster = async (n: number, opts: FakeServerOptions = {}) => {
+    for (let i = 0; i < n; i++) servers.push(await FakeServer.start({ ...opts, peerOf: servers[0] }));
+    return servers.map((s) => s.url);
+  };
+
+  it("starts at a random node and, on every drop (a crash or 1012), moves to the next one, wrapping around", async () => {
+    const urls = await cluster(3);
+    client = await connect(urls, {
+      token: fakeToken(hourFromNow()),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 5, maxDelayMs: 20 },
+      pingIntervalMs: 0,
+      random: () => 0.5, // 1.5 rounds down: the second of three
+    });
+    const connectedTo = [client.url];
+    client.on("connected", (c) => connectedTo.push(c.url));
+    const nextUrls: (string | undefined)[] = [];
+    client.on("disconnected", (d) => nextUrls.push(d.nextUrl));
+    assert.deepEqual(client.urls, urls);
+    (await servers[1]!.connection(0)).drop();
+    await waitFor(() => connectedTo.length === 2, "on the third node");
+    (await servers[2]!.connection(0)).close(1012, "node shutting down");
+    await waitFor(() => connectedTo.length === 3, "wrapped around to the first node");
+    (await servers[0]!.connection(0)).drop();
+    await waitFor(() => connectedTo.length === 4, "back on the second node");
+    assert.deepEqual(connectedTo, [urls[1], urls[2], urls[0], urls[1]]);
+    assert.deepEqual(nextUrls, [urls[2], urls[0], urls[1]]);
+    assert.deepEqual(
+      servers.map((s) => s.connections.length),
+      [1, 2, 1],
+    );
+  });
+
+  it("spreads its start over the list with the random source", async () => {
+    const urls = await cluster(3);
+    const starts: string[] = [];
+    for (const r of [0, 0.34, 0.99]) {
+      const c = await connect(urls, { token: fakeToken(hourFromNow()), WebSocket: WS, pingIntervalMs: 0, random: () => r });
+      starts.push(c.url);
+      await c.close();
+    }
+    assert.deepEqual(starts, urls);
+  });
+
+  it("connect skips a node that is down and one that refuses the socket, and gives up only when every node failed once", async () => {
+    const [, refusing, live] = await cluster(3);
+    const dead = servers.shift()!;
+    await dead.close(); // nothing listens there any more: connection refused
+    const opts = { token: fakeToken(hourFromNow()), WebSocket: WS, backoff: { initialDelayMs: 5, maxDelayMs: 20 }, pingIntervalMs: 0 };
+    servers[0]!.refuseNext(1);
+    client = await connect([dead.url, refusing!, live!], { ...opts, random: () => 0 });
+    assert.equal(client.url, live);
+    assert.equal(servers[0]!.connections.length, 1);
+    await client.close();
+
+    servers[0]!.refuseNext(1);
+    await assert.rejects(
+      connect([dead.url, refusing!], { ...opts, random: () => 0 }),
+      (err: unknown) =>
+        err instanceof DisconnectedError && err.message.startsWith(`cannot connect to any of ${dead.url}, ${refusing} (last: ${refusing})`),
+    );
+    assert.equal(servers[0]!.connections.length, 2, "each node was tried once, none twice");
+  });
+
+  it("fails over to another node when its node dies and resumes every subscription there, with no loss and no duplicate", async () => {
+    const urls = await cluster(2, { resumeOverlap: 2 });
+    client = await connect(urls, {
+      token: fakeToken(hourFromNow()),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 5, maxDelayMs: 20 },
+      pingIntervalMs: 0,
+      random: () => 0,
+    });
+    const a = client.subscribe<number>("/ticks/a", { from: "earliest" });
+    const b = client.subscribe<number>("/ticks/b");
+    const [gotA, gotB] = [collect(a), collect(b)];
+    await Promise.all([a.ready, b.ready]);
+    for (let i = 0; i < 10; i++) servers[0]!.append("/ticks/a", i);
+    servers[0]!.append("/ticks/b", 0);
+    await waitFor(() => gotA.length === 10 && gotB.length === 1, "the first records");
+
+    const first = servers.shift()!;
+    await first.close(); // the node is gone for good
+    for (let i = 10; i < 20; i++) servers[0]!.append("/ticks/a", i); // written while the client moves
+    servers[0]!.append("/ticks/b", 1);
+    const conn = await servers[0]!.connection(0);
+    const resumes = [await conn.nextFrame("subscribe"), await conn.nextFrame("subscribe")];
+    assert.deepEqual(resumes.map((f) => [f.endpoint, f.from]).sort(), [
+      ["/ticks/a", { epoch: "E1", partition: 0, seq: 9 }],
+      ["/ticks/b", { epoch: "E1", partition: 0, seq: 0 }],
+    ]);
+    for (let i = 20; i < 25; i++) servers[0]!.append("/ticks/a", i);
+
+    await waitFor(() => gotA.length >= 25 && gotB.length >= 2, "everything on the second node");
+    assert.deepEqual(
+      gotA.map((m) => m.data),
+      Array.from({ length: 25 }, (_, i) => i),
+    );
+    assert.deepEqual(
+      gotB.map((m) => m.data),
+      [0, 1],
+    );
+    assert.equal(client.url, urls[1]);
+    assert.equal(client.state, "connected");
+  });
+});
+
 describe("token refresh", () => {
   it("asks getToken and sends refresh on the live connection before the token expires (injected clock)", async () => {
     server = await FakeServer.start();

@@ -41,6 +41,11 @@ export interface FakeServerOptions {
   app?: string;
   /** Leave `seq` out of subscribed frames, like gateways before it existed. Default false. */
   omitSubscribedSeq?: boolean;
+  /**
+   * Another node of the same cluster: both serve the same logs (one Kafka), and
+   * a record appended on either reaches the live subscribers of both.
+   */
+  peerOf?: FakeServer;
 }
 
 export class FakeConnection {
@@ -100,8 +105,10 @@ export class FakeConnection {
 
 export class FakeServer {
   readonly connections: FakeConnection[] = [];
-  readonly logs = new Map<string, FakeLog>();
+  readonly logs: Map<string, FakeLog>;
   readonly url: string;
+  // Every node of this server's cluster, itself included (shared by all of them).
+  private readonly cluster: FakeServer[];
   private connectionWaiters: { index: number; resolve: (c: FakeConnection) => void }[] = [];
   private refuse: number;
 
@@ -112,6 +119,9 @@ export class FakeServer {
     const { port } = wss.address() as AddressInfo;
     this.url = `ws://127.0.0.1:${port}/ws`;
     this.refuse = options.refuseConnections ?? 0;
+    this.logs = options.peerOf?.logs ?? new Map();
+    this.cluster = options.peerOf?.cluster ?? [];
+    this.cluster.push(this);
     wss.on("connection", (socket, req) => this.accept(socket, req.headers["sec-websocket-protocol"] ?? ""));
   }
 
@@ -155,8 +165,10 @@ export class FakeServer {
     const last = log.records[log.records.length - 1];
     const record: FakeRecord = { seq: last ? last.seq + 1 : 0, ts, data };
     log.records.push(record);
-    for (const c of this.connections) {
-      if (!c.closed && c.subscriptions.has(endpoint)) this.deliver(c, endpoint, log, record);
+    for (const node of this.cluster) {
+      for (const c of node.connections) {
+        if (!c.closed && c.subscriptions.has(endpoint)) node.deliver(c, endpoint, log, record);
+      }
     }
     return record;
   }

@@ -152,6 +152,17 @@ describe("buildAsyncApiDocument", () => {
       ["ws", "127.0.0.1:8080", "/ws"],
     );
     assert.equal(plain.servers.sse!.protocol, "http");
+    // Several gateway nodes (SLUICE_GATEWAY_PUBLIC_URL with commas): one set of servers per node, every channel on all.
+    const fleet = buildAsyncApiDocument(api, [fixtures.exact], { gatewayUrl: "https://a.example.com, https://b.example.com:8443" });
+    assert.deepEqual(Object.keys(fleet.servers), ["websocket", "sse", "httpPublish", "websocket2", "sse2", "httpPublish2"]);
+    assert.equal(fleet.servers.websocket2!.host, "b.example.com:8443");
+    assert.match(fleet.info.description, /wss:\/\/a\.example\.com\/ws/);
+    const channel = Object.values(fleet.channels)[0]!;
+    assert.deepEqual(
+      (channel.servers as { $ref: string }[]).map((r) => r.$ref.replace("#/servers/", "")),
+      ["websocket", "sse", "httpPublish", "websocket2", "sse2", "httpPublish2"],
+    );
+    await assertValid(fleet);
     const scheme = doc.components.securitySchemes.sluiceToken!;
     assert.deepEqual([scheme.type, scheme.scheme, scheme.bearerFormat], ["http", "bearer", "JWT"]);
     assert.match(String(scheme.description), /permissions/);

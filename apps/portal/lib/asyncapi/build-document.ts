@@ -89,14 +89,22 @@ export function buildAsyncApiDocument(
   api: ApiForDocument,
   endpoints: EndpointForDocument[],
   options: {
-    gatewayUrl: string;
+    /** The gateway's public URL, or every node's (a list, or separated by commas): one set of servers per node. */
+    gatewayUrl: string | readonly string[];
     /** Registry schemas by endpoint id (registrySchemasFor); a registry endpoint missing here is described as unavailable. */
     registrySchemas?: Map<string, RegistrySchemaForDocument>;
     /** Key schemas by endpoint id (registrySchemasFor with role "key"); likewise. */
     registryKeySchemas?: Map<string, RegistrySchemaForDocument>;
   },
 ): AsyncApiDocument {
-  const gateway = gatewayServers(options.gatewayUrl);
+  const nodes = (typeof options.gatewayUrl === "string" ? options.gatewayUrl.split(",") : options.gatewayUrl)
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map(gatewayServers);
+  const gateway = nodes[0];
+  if (!gateway) throw new Error("The gateway's public URL is empty");
+  // Node n > 1 gets the servers websocket<n>, sse<n>, httpPublish<n> (codegen reads them back in this order).
+  const suffixes = nodes.map((_, i) => (i === 0 ? "" : String(i + 1)));
   const sorted = [...endpoints].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const ids = channelIds(sorted);
 
@@ -140,11 +148,11 @@ export function buildAsyncApiDocument(
       address: endpoint.path,
       title: endpoint.path,
       description: endpoint.description.trim() || `Messages of ${where}.`,
-      servers: [
-        { $ref: "#/servers/websocket" },
-        ...(canSubscribe ? [{ $ref: "#/servers/sse" }] : []),
-        ...(canPublish ? [{ $ref: "#/servers/httpPublish" }] : []),
-      ],
+      servers: suffixes.flatMap((n) => [
+        { $ref: `#/servers/websocket${n}` },
+        ...(canSubscribe ? [{ $ref: `#/servers/sse${n}` }] : []),
+        ...(canPublish ? [{ $ref: `#/servers/httpPublish${n}` }] : []),
+      ]),
       ...(endpoint.keyParam
         ? {
             parameters: {
@@ -214,32 +222,7 @@ export function buildAsyncApiDocument(
       ...(api.tags.length ? { tags: [...new Set(api.tags)].map((name) => ({ name })) } : {}),
     },
     defaultContentType: "application/json",
-    servers: {
-      websocket: {
-        host: gateway.host,
-        protocol: gateway.secure ? "wss" : "ws",
-        pathname: gateway.wsPath,
-        title: "WebSocket",
-        summary: "The full protocol: subscribe and publish, resume from a position.",
-        description: `Connect to \`${gateway.wsUrl}\` with the WebSocket subprotocol \`sluice.v1\`. The channel address is the \`endpoint\` of subscribe/publish frames, not a URL.`,
-      },
-      sse: {
-        host: gateway.host,
-        protocol: gateway.secure ? "https" : "http",
-        pathname: gateway.ssePath,
-        title: "Server-Sent Events",
-        summary: "Subscribe only: GET this server's URL followed by the channel address.",
-        description: `\`GET ${gateway.sseBase}/{topic}/{key}\` streams \`message\` and \`gap\` events; resume with \`Last-Event-ID\`. The token goes in \`Authorization: Bearer\` or \`?access_token=\`.`,
-      },
-      httpPublish: {
-        host: gateway.host,
-        protocol: gateway.secure ? "https" : "http",
-        pathname: gateway.publishPath,
-        title: "HTTP publish",
-        summary: "Publish only: POST the payload to this server's URL followed by the channel address.",
-        description: `\`POST ${gateway.publishBase}/{topic}/{key}\` answers \`200 {"endpoint","epoch","partition","seq"}\` after Kafka acknowledged the record.`,
-      },
-    },
+    servers: Object.fromEntries(nodes.flatMap((node, i) => Object.entries(serversOf(node)).map(([id, s]) => [`${id}${suffixes[i]}`, s]))),
     channels,
     operations,
     components: {
@@ -255,6 +238,36 @@ export function buildAsyncApiDocument(
             "subscribing needs a match in `sub` or `all`, publishing in `pub` or `all`. A token never grants more than its app's grants, and a revoked token closes its connections at once.",
         },
       },
+    },
+  };
+}
+
+/** The three servers (WebSocket, SSE, HTTP publish) of one gateway node. */
+function serversOf(gateway: Gateway): Record<string, Json> {
+  return {
+    websocket: {
+      host: gateway.host,
+      protocol: gateway.secure ? "wss" : "ws",
+      pathname: gateway.wsPath,
+      title: "WebSocket",
+      summary: "The full protocol: subscribe and publish, resume from a position.",
+      description: `Connect to \`${gateway.wsUrl}\` with the WebSocket subprotocol \`sluice.v1\`. The channel address is the \`endpoint\` of subscribe/publish frames, not a URL.`,
+    },
+    sse: {
+      host: gateway.host,
+      protocol: gateway.secure ? "https" : "http",
+      pathname: gateway.ssePath,
+      title: "Server-Sent Events",
+      summary: "Subscribe only: GET this server's URL followed by the channel address.",
+      description: `\`GET ${gateway.sseBase}/{topic}/{key}\` streams \`message\` and \`gap\` events; resume with \`Last-Event-ID\`. The token goes in \`Authorization: Bearer\` or \`?access_token=\`.`,
+    },
+    httpPublish: {
+      host: gateway.host,
+      protocol: gateway.secure ? "https" : "http",
+      pathname: gateway.publishPath,
+      title: "HTTP publish",
+      summary: "Publish only: POST the payload to this server's URL followed by the channel address.",
+      description: `\`POST ${gateway.publishBase}/{topic}/{key}\` answers \`200 {"endpoint","epoch","partition","seq"}\` after Kafka acknowledged the record.`,
     },
   };
 }

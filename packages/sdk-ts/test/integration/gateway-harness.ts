@@ -50,6 +50,20 @@ export async function freePort(): Promise<number> {
   return (await tryPort(0)) as number;
 }
 
+/** A gateway process started by Harness.startNode. */
+export interface GatewayNode {
+  port: number;
+  wsUrl: string;
+  process: ChildProcess;
+}
+
+async function stopProcess(p: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((resolve) => p.once("exit", resolve));
+  p.kill(signal);
+  await exited;
+}
+
 export class Harness {
   readonly run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
   readonly catalogTopic = `__sluice_catalog_sdk_${this.run}`;
@@ -63,7 +77,8 @@ export class Harness {
   bin!: string;
   port!: number;
   gateway: ChildProcess | undefined;
-  private privateKey!: CryptoKey;
+  readonly nodes: GatewayNode[] = [];
+  private privateKey!: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
   private starts = 0;
 
   get wsUrl(): string {
@@ -133,52 +148,65 @@ export class Harness {
 
   /** startGateway starts the binary on this.port and waits until /readyz answers 200. */
   async startGateway(): Promise<void> {
-    const log = createWriteStream(join(this.workDir, `gateway-${++this.starts}.log`));
+    this.gateway = await this.launch(this.port);
+  }
+
+  /**
+   * startNode starts one more gateway node on its own port, on the same Kafka and
+   * catalog topic (another node of the same cluster). stopNode ends it.
+   */
+  async startNode(port?: number): Promise<GatewayNode> {
+    const nodePort = port ?? (await freePort());
+    const process = await this.launch(nodePort);
+    const node: GatewayNode = { port: nodePort, wsUrl: `ws://127.0.0.1:${nodePort}/ws`, process };
+    this.nodes.push(node);
+    return node;
+  }
+
+  /** stopNode SIGKILLs (by default) a node from startNode: no closing frame, like a crashed node. */
+  async stopNode(node: GatewayNode, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    await stopProcess(node.process, signal);
+  }
+
+  /** killGateway SIGKILLs the gateway: no closing frame, no close handshake, like a crashed node. */
+  async killGateway(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const gw = this.gateway;
+    if (!gw) return;
+    await stopProcess(gw, signal);
+    this.gateway = undefined;
+  }
+
+  private async launch(port: number): Promise<ChildProcess> {
+    const log = createWriteStream(join(this.workDir, `gateway-${++this.starts}-${port}.log`));
     const gw = spawn(
       this.bin,
-      [
-        "-addr",
-        `127.0.0.1:${this.port}`,
-        "-kafka-brokers",
-        brokers.join(","),
-        "-catalog-topic",
-        this.catalogTopic,
-        "-shutdown-grace",
-        "2s",
-      ],
+      ["-addr", `127.0.0.1:${port}`, "-kafka-brokers", brokers.join(","), "-catalog-topic", this.catalogTopic, "-shutdown-grace", "2s"],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
     gw.stdout?.pipe(log);
     gw.stderr?.pipe(log);
-    this.gateway = gw;
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (gw.exitCode !== null) throw new Error(`gateway exited with ${gw.exitCode}; see ${this.workDir}`);
       try {
-        const res = await fetch(`http://127.0.0.1:${this.port}/readyz`);
-        if (res.status === 200) return;
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (res.status === 200) return gw;
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`gateway not ready in 60 s; see ${this.workDir}`);
+      if (Date.now() > deadline) {
+        gw.kill("SIGKILL");
+        throw new Error(`gateway not ready in 60 s; see ${this.workDir}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 
-  /** killGateway SIGKILLs the gateway: no closing frame, no close handshake, like a crashed node. */
-  async killGateway(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-    const gw = this.gateway;
-    if (!gw || gw.exitCode !== null || gw.signalCode !== null) return;
-    const exited = new Promise((resolve) => gw.once("exit", resolve));
-    gw.kill(signal);
-    await exited;
-    this.gateway = undefined;
-  }
-
   async tearDown(): Promise<void> {
     await this.killGateway("SIGTERM");
+    for (const node of this.nodes.splice(0)) await this.stopNode(node, "SIGTERM");
     await this.producer?.disconnect();
     if (this.admin) {
       await this.admin.deleteTopics({ topics: [this.topic, this.catalogTopic] }).catch(() => {});

@@ -178,6 +178,55 @@ describe("against the real gateway", { timeout: 240_000 }, () => {
     }
   });
 
+  it("given two nodes, fails over when its node is SIGKILLed mid-stream and resumes on the other: every record exactly once, in order", async () => {
+    const nodes = [await h.startNode(), await h.startNode()];
+    const urls = nodes.map((n) => n.wsUrl);
+    const client = await connect(urls, {
+      getToken: () => h.token(),
+      WebSocket: WS,
+      backoff: { initialDelayMs: 100, maxDelayMs: 1_000 },
+    });
+    clients.push(client);
+    const first = client.url;
+    const connectedTo: string[] = [];
+    client.on("connected", (c) => connectedTo.push(c.url));
+    const keys = ["f0", "f1"];
+    const got = new Map<string, number[]>(keys.map((k) => [k, []]));
+    const subs = keys.map((k) =>
+      client.subscribe<{ n: number }>(`/${h.topic}/${k}`, (m) => void got.get(k)?.push(m.data.n), { from: "latest" }),
+    );
+    await Promise.all(subs.map((s) => s.ready));
+    const count = () => [...got.values()].reduce((n, l) => n + l.length, 0);
+    const perKey = 60;
+    let sent = 0;
+    const produce = async (upTo: number) => {
+      for (; sent < upTo; sent++) {
+        await h.producer.send({
+          topic: h.topic,
+          acks: -1,
+          messages: keys.map((key) => ({ key, value: JSON.stringify({ n: sent }) })),
+        });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const streaming = produce(perKey / 2);
+    await waitFor(() => count() >= perKey / 4, "a quarter of the messages");
+    await h.stopNode(nodes[urls.indexOf(first)]!, "SIGKILL");
+    await streaming;
+    await produce(perKey);
+    await waitFor(() => count() >= perKey * keys.length, `${perKey * keys.length} messages (have ${count()})`);
+    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+    for (const k of keys) {
+      assert.deepEqual(
+        got.get(k),
+        Array.from({ length: perKey }, (_, i) => i),
+        `key ${k}: every record exactly once, in order`,
+      );
+    }
+    assert.deepEqual(connectedTo, [urls.find((u) => u !== first)], "moved to the other node, and only there");
+    assert.equal(client.state, "connected");
+  });
+
   it("closes with RevokedError and does not reconnect when the token is revoked", async () => {
     const jti = `revoke-me-${h.run}`;
     const client = await connect(h.wsUrl, {

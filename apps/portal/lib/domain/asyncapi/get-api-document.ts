@@ -4,7 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { buildAsyncApiDocument } from "../../asyncapi/build-document";
 import { registrySchemasFor } from "../../asyncapi/registry-schemas";
 import type { AuthorizedActor } from "../../auth/actor";
-import { gatewayPublicUrl } from "../../config";
+import { gatewayPublicUrls } from "../../config";
 import type { DbOrTx } from "../../db";
 import { notFound } from "../../errors";
 import { portalRegistry, type SchemaRegistry } from "../../registry/registry";
@@ -41,7 +41,7 @@ export async function getApiDocument(options: {
     registrySchemasFor({ endpoints: rows, registry, noRegistryReason, role: "key" }),
   ]);
   const document = buildAsyncApiDocument(api, rows, {
-    gatewayUrl: options.gatewayUrl ?? gatewayPublicUrl(),
+    gatewayUrl: options.gatewayUrl ?? gatewayPublicUrls(),
     registrySchemas,
     registryKeySchemas,
   });

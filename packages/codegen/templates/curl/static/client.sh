@@ -4,23 +4,48 @@
 # reconnect with Last-Event-ID), publish over HTTP. Needs only sh and curl.
 #
 #   export SLUICE_TOKEN='<your app token>'        # required, never stored in this file
-#   export SLUICE_GATEWAY_URL=<url>        # optional, default @@GATEWAY_URL@@
+#   export SLUICE_GATEWAY_URL=<url>[,<url>...]  # optional, default @@GATEWAY_URL@@
 #   sh client.sh help
 #
 # Output: one JSON line per message on stdout; status and errors on stderr.
+# Several gateway URLs (nodes of one cluster, separated by commas): subscribe
+# starts at a random one and moves to the next after every lost connection.
+# Exit codes (the same in every generated client): 0 done, 1 error, 2 usage,
+# 3 no token or token refused, 4 token expired, 5 token revoked, 6 no gateway reachable.
 
 set -u
 
 DEFAULT_GATEWAY_URL='@@GATEWAY_URL@@'
-GATEWAY_URL=${SLUICE_GATEWAY_URL:-$DEFAULT_GATEWAY_URL}
-GATEWAY_URL=${GATEWAY_URL%/}
+GATEWAY_URLS=$(printf '%s' "${SLUICE_GATEWAY_URL:-$DEFAULT_GATEWAY_URL}" | tr ',' ' ')
+GATEWAY_COUNT=$(printf '%s\n' $GATEWAY_URLS | grep -c .)
+# A random start spreads many clients over the nodes.
+GATEWAY_INDEX=$(awk -v n="$GATEWAY_COUNT" 'BEGIN { srand(); print int(rand() * n) }')
 CR=$(printf '\r')
+
+# use_gateway I: GATEWAY_URL becomes the I-th (0-based) node of the list.
+use_gateway() {
+  GATEWAY_URL=$(printf '%s\n' $GATEWAY_URLS | sed -n "$(($1 + 1))p")
+  GATEWAY_URL=${GATEWAY_URL%/}
+}
+use_gateway "$GATEWAY_INDEX"
+next_gateway() {
+  GATEWAY_INDEX=$(((GATEWAY_INDEX + 1) % GATEWAY_COUNT))
+  use_gateway "$GATEWAY_INDEX"
+}
 
 note() { printf 'sluice: %s\n' "$*" >&2; }
 die() { note "$*"; exit 1; }
+# end CODE: the one line and exit code for a token the gateway refused, revoked or saw expire.
+end_token() {
+  case $1 in
+    4009) note "token revoked (4009): mint a new token in the portal"; exit 5 ;;
+    4008) note "token expired (4008): mint a new token in the portal"; exit 4 ;;
+    *) note "token refused (${1:-4001}): check SLUICE_TOKEN or mint a new token in the portal"; exit 3 ;;
+  esac
+}
 
 need_token() {
-  [ -n "${SLUICE_TOKEN:-}" ] || die "SLUICE_TOKEN is not set: issue a token for your app in the Sluice portal (Apps → your app → Tokens) and export it"
+  [ -n "${SLUICE_TOKEN:-}" ] || { note "no token: set SLUICE_TOKEN to an app token from the portal"; exit 3; }
   case $SLUICE_TOKEN in *[!A-Za-z0-9._-]*) die "SLUICE_TOKEN does not look like a JWT" ;; esac
 }
 
@@ -98,6 +123,7 @@ subscribe() {
   last_id=
   subscribed= # when the gateway first accepted the subscription (epoch seconds)
   attempt=0
+  unreachable=0 # first attempts in a row that reached no node
   while :; do
     set -- -sS -N -i -K - -H 'Accept: text/event-stream'
     query=
@@ -117,8 +143,14 @@ subscribe() {
     wait "$curl_pid" 2>/dev/null
     curl_pid=
     [ "$rc" -eq 2 ] && exit 1
+    if [ -z "$subscribed" ] && [ "$rc" -eq 3 ]; then
+      unreachable=$((unreachable + 1))
+      [ "$unreachable" -ge "$GATEWAY_COUNT" ] && { note "no gateway reachable ($GATEWAY_URLS)"; exit 6; }
+    fi
     attempt=$((attempt + 1))
-    note "connection to $GATEWAY_URL lost, reconnecting (attempt $attempt)"
+    lost=$GATEWAY_URL
+    next_gateway
+    note "connection to $lost lost, reconnecting to $GATEWAY_URL (attempt $attempt)"
     backoff "$attempt"
   done
 }
@@ -128,15 +160,17 @@ cleanup() {
   [ -n "${tmp:-}" ] && rm -rf "$tmp"
 }
 
-# Reads one HTTP response (curl -i) from stdin. Returns 1 to retry, 2 to give up.
+# Reads one HTTP response (curl -i) from stdin. Returns 1 to retry, 2 to give up,
+# 3 to retry after no response at all.
 read_stream() {
-  IFS= read -r status || return 1
+  IFS= read -r status || return 3
   code=$(printf '%s' "${status%"$CR"}" | cut -d' ' -f2)
   while IFS= read -r line; do
     [ -z "${line%"$CR"}" ] && break
   done
   if [ "$code" != 200 ]; then
     body=$(cat)
+    case $code in 401) end_token "$(printf '%s' "$body" | sed -n 's/.*"code":\([0-9]*\).*/\1/p')" ;; esac
     note "subscribe $sub_path: HTTP $code $body"
     case $code in 5* | 429) return 1 ;; *) return 2 ;; esac
   fi
@@ -184,6 +218,7 @@ dispatch() {
       ;;
     gap) note "gap (messages that will not arrive): $data" ;;
     closing | unsubscribed)
+      case $data in *'"code":4009'*) end_token 4009 ;; *'"code":4008'*) end_token 4008 ;; esac
       note "$event: $data"
       case $data in *'"code":1012'* | *'"code":4029'*) return 0 ;; esac
       return 1
@@ -213,13 +248,16 @@ publish() {
       printf '%s\n' "$body"
       return 0
     fi
-    # Retry only when nothing can have been written: no connection, or a node still starting (503).
+    # Retry only when nothing can have been written: no connection, or a node still starting (503),
+    # on the next node of the list.
     if { [ "$rc" -eq 6 ] || [ "$rc" -eq 7 ] || [ "$code" = 503 ]; } && [ "$attempt" -lt 5 ]; then
       attempt=$((attempt + 1))
-      note "publish $pub_path: gateway unavailable, retrying (attempt $attempt)"
+      next_gateway
+      note "publish $pub_path: gateway unavailable, retrying on $GATEWAY_URL (attempt $attempt)"
       backoff "$attempt"
       continue
     fi
+    if [ "$rc" -eq 6 ] || [ "$rc" -eq 7 ]; then note "no gateway reachable ($GATEWAY_URLS)"; exit 6; fi
     [ "$rc" -ne 0 ] && die "publish $pub_path: curl failed (exit $rc)"
     die "publish $pub_path: HTTP $code $body"
   done
@@ -233,7 +271,7 @@ Usage: sh client.sh COMMAND [ARGS]
   publish PATH JSON          publish one message, print the acknowledgement
 @@USAGE@@
 
-Environment: SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional)
+Environment: SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional; nodes separated by commas)
 USAGE
 }
 

@@ -35,7 +35,7 @@ export default function ClientScript({ params }) {
   const script = fill(readTemplateFile("static/client.sh"), {
     HEADER: header("#").trimEnd(),
     TITLE: model.title.replace(/[\r\n]+/g, " "),
-    GATEWAY_URL: model.gatewayUrl.replaceAll("'", ""),
+    GATEWAY_URL: model.gatewayUrls.join(",").replaceAll("'", ""),
     EXAMPLE_PATH: channels[0] ? channels[0].examplePath : "/topic/key",
     CONTENT_TYPES: contentTypes.join("\n"),
     USAGE: usage.length ? `\n${usage.join("\n")}` : "",

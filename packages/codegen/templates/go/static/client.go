@@ -6,7 +6,9 @@
 // One connection at a time. Subscriptions outlive connections: after a drop
 // the client reconnects with exponential backoff and full jitter and
 // re-subscribes each endpoint from the last delivered position, dropping
-// anything at or before it, so a handler sees every message once. A publish is
+// anything at or before it, so a handler sees every message once. Given several
+// gateway URLs (nodes of one cluster), it starts at a random one and moves to
+// the next after every drop or failed attempt. A publish is
 // sent once: if the connection drops before its acknowledgement it fails (the
 // outcome is unknown) rather than risk writing the record twice.
 package sluice
@@ -35,7 +37,7 @@ import (
 // Subprotocol is the WebSocket subprotocol of the Sluice wire protocol v1.
 const Subprotocol = "sluice.v1"
 
-// DefaultGatewayURL is the gateway this client was generated for; SLUICE_GATEWAY_URL overrides it.
+// DefaultGatewayURL is the gateway (comma-separated nodes) this client was generated for; SLUICE_GATEWAY_URL overrides it.
 const DefaultGatewayURL = @@GATEWAY_URL@@
 
 // Error codes of PROTOCOL.md ("Errors"), plus client-side ones (>= 6000).
@@ -55,6 +57,7 @@ const (
 	CodeTimeout              = 6001
 	CodeDisconnected         = 6002
 	CodeClosed               = 6003
+	CodeUnreachable          = 6004 // the first connection could be made to none of the gateway URLs
 )
 
 // Error is an error from the gateway (Code as in PROTOCOL.md) or from this client (Code >= 6000).
@@ -131,7 +134,7 @@ type SubscribeOptions struct {
 
 // Options configure a Client. Zero values take the defaults.
 type Options struct {
-	GatewayURL          string                           // default SLUICE_GATEWAY_URL, then DefaultGatewayURL
+	GatewayURL          string                           // one URL or several nodes separated by commas; default SLUICE_GATEWAY_URL, then DefaultGatewayURL
 	Token               string                           // default SLUICE_TOKEN
 	RequestTimeout      time.Duration                    // auth, subscribe, ping answers; default 10 s
 	PublishTimeout      time.Duration                    // default 30 s
@@ -146,9 +149,10 @@ type frame map[string]any
 
 // Client is a connection to a Sluice gateway that reconnects and resumes on its own.
 type Client struct {
-	url   string
-	token string
-	opts  Options
+	urls     []string // WebSocket URLs of the gateway nodes
+	urlIndex int      // the one in use; only the run goroutine changes it
+	token    string
+	opts     Options
 
 	mu            sync.Mutex
 	conn          *websocket.Conn
@@ -179,7 +183,7 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	if opts.GatewayURL == "" {
 		opts.GatewayURL = DefaultGatewayURL
 	}
-	wsURL, err := WebSocketURL(opts.GatewayURL)
+	wsURLs, err := GatewayURLs(opts.GatewayURL)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +204,7 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		url: wsURL, token: opts.Token, opts: opts,
+		urls: wsURLs, urlIndex: rand.Intn(len(wsURLs)), token: opts.Token, opts: opts,
 		authenticated: make(chan struct{}),
 		pending:       map[string]chan frame{},
 		subs:          map[string]*Subscription{},
@@ -357,11 +361,17 @@ func (c *Client) run(ctx context.Context) {
 	connectedOnce := false
 	authFailures := 0
 	attempt := 0
+	refused := 0 // first attempts in a row that no node answered (a 502/503/504 from a loading node does not count)
 	firstDeadline := time.Now().Add(c.opts.FirstConnectTimeout)
 	for ctx.Err() == nil {
 		authenticated, reason, fatal := c.connection(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if strings.HasPrefix(reason, "HTTP 5") {
+			refused = 0
+		} else {
+			refused++
 		}
 		if authenticated {
 			connectedOnce, authFailures, attempt = true, 0, 0
@@ -374,15 +384,18 @@ func (c *Client) run(ctx context.Context) {
 			c.shutdown(fatal)
 			return
 		}
-		if !connectedOnce && time.Now().After(firstDeadline) {
-			c.shutdown(newError(CodeDisconnected, "", "cannot connect to %s: %s", c.url, reason))
+		if !connectedOnce && (refused >= len(c.urls) || time.Now().After(firstDeadline)) {
+			c.shutdown(newError(CodeUnreachable, "", "no gateway reachable (%s): %s", strings.Join(c.urls, ", "), reason))
 			return
 		}
+		// Whatever ended this connection may end the next attempt at the same
+		// node too (it died, or is shutting down): try the next one.
+		c.urlIndex = (c.urlIndex + 1) % len(c.urls)
 		// Exponential backoff with full jitter: uniform in [0, min(max, initial*2^attempt)).
 		capDelay := math.Min(float64(c.opts.BackoffMax), float64(c.opts.BackoffInitial)*math.Pow(2, float64(attempt)))
 		attempt++
 		delay := time.Duration(rand.Float64() * capDelay)
-		c.opts.Logf("disconnected (%s); reconnecting in %.1f s", reason, delay.Seconds())
+		c.opts.Logf("disconnected (%s); reconnecting to %s in %.1f s", reason, c.urls[c.urlIndex], delay.Seconds())
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
@@ -400,7 +413,7 @@ func (c *Client) connection(ctx context.Context) (bool, string, *Error) {
 		Proxy:            http.ProxyFromEnvironment,
 	}
 	header := http.Header{"User-Agent": {"sluice-go gorilla/websocket"}}
-	conn, resp, err := dialer.DialContext(ctx, c.url, header)
+	conn, resp, err := dialer.DialContext(ctx, c.urls[c.urlIndex], header)
 	if err != nil {
 		if resp != nil {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
@@ -1002,6 +1015,26 @@ func KeyPath(prefix, key string) string {
 		segments[i] = EscapeSegment(s)
 	}
 	return prefix + "/" + strings.Join(segments, "/")
+}
+
+// GatewayURLs turns a comma-separated list of gateway URLs (SLUICE_GATEWAY_URL's
+// form) into WebSocket URLs.
+func GatewayURLs(list string) ([]string, error) {
+	var urls []string
+	for _, part := range strings.Split(list, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		u, err := WebSocketURL(part)
+		if err != nil {
+			return nil, err
+		}
+		urls = append(urls, u)
+	}
+	if len(urls) == 0 {
+		return nil, newError(CodeBadFrame, "", "SLUICE_GATEWAY_URL holds no gateway URL: %q", list)
+	}
+	return urls, nil
 }
 
 // WebSocketURL turns http(s)://host[:port][/base] into ws(s)://host[:port][/base]/ws

@@ -2,17 +2,21 @@
 
 // Command sluice-client subscribes to or publishes on an endpoint of @@TITLE@@.
 //
-//	sluice-client subscribe <path> [--from earliest|latest|<ms since epoch>]
-//	sluice-client publish <path> '<json>'
+//	sluice-client [--gateway <url>[,<url>...]] subscribe <path> [--from earliest|latest|<ms since epoch>]
+//	sluice-client [--gateway <url>[,<url>...]] publish <path> '<json>'
 //
-// SLUICE_TOKEN (required) is the app token; SLUICE_GATEWAY_URL overrides the gateway.
+// SLUICE_TOKEN (required) is the app token; SLUICE_GATEWAY_URL (or --gateway)
+// overrides the gateway: one URL or several nodes separated by commas.
 // subscribe prints one JSON line per message and runs until stopped; publish
-// prints the acknowledgement as one JSON line.
+// prints the acknowledgement as one JSON line. Exit codes: 0 done, 1 error,
+// 2 usage, 3 no token or token refused, 4 token expired, 5 token revoked,
+// 6 no gateway reachable.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,8 +27,19 @@ import (
 )
 
 const usage = `usage:
-  sluice-client subscribe <path> [--from earliest|latest|<ms since epoch>]
-  sluice-client publish <path> '<json>'`
+  sluice-client [--gateway <url>[,<url>...]] subscribe <path> [--from earliest|latest|<ms since epoch>]
+  sluice-client [--gateway <url>[,<url>...]] publish <path> '<json>'`
+
+// Exit codes shared by every generated client (codegen README, "Exit codes").
+const (
+	exitError        = 1
+	exitUsage        = 2
+	exitTokenRefused = 3
+	exitTokenExpired = 4
+	exitTokenRevoked = 5
+	exitNoGateway    = 6
+	exitInterrupted  = 130
+)
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -33,6 +48,10 @@ func main() {
 func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(args) >= 2 && args[0] == "--gateway" {
+		os.Setenv("SLUICE_GATEWAY_URL", args[1])
+		args = args[2:]
+	}
 	var err error
 	switch {
 	case len(args) >= 2 && args[0] == "subscribe":
@@ -43,23 +62,49 @@ func run(args []string) int {
 			}
 		} else if len(args) != 2 {
 			fmt.Fprintln(os.Stderr, usage)
-			return 2
+			return exitUsage
 		}
 		err = subscribe(ctx, args[1], from)
 	case len(args) == 3 && args[0] == "publish":
+		if !json.Valid([]byte(args[2])) {
+			fmt.Fprintf(os.Stderr, "sluice: the message is not JSON: %s\n", args[2])
+			return exitUsage
+		}
 		err = publish(ctx, args[1], args[2])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
-		return 2
+		return exitUsage
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 130
+			return exitInterrupted
 		}
-		fmt.Fprintf(os.Stderr, "sluice: %v\n", err)
-		return 1
+		code, line := ending(err)
+		fmt.Fprintln(os.Stderr, line)
+		return code
 	}
 	return 0
+}
+
+// ending returns the exit code and the one line on stderr that end the program after err.
+func ending(err error) (int, string) {
+	var e *sluice.Error
+	if !errors.As(err, &e) {
+		return exitError, fmt.Sprintf("sluice: %v", err)
+	}
+	switch {
+	case e.Code == sluice.CodeRevoked:
+		return exitTokenRevoked, "sluice: token revoked (4009): mint a new token in the portal"
+	case e.Code == sluice.CodeTokenExpired:
+		return exitTokenExpired, "sluice: token expired (4008): mint a new token in the portal"
+	case e.Code == sluice.CodeUnauthenticated && os.Getenv("SLUICE_TOKEN") == "":
+		return exitTokenRefused, "sluice: no token: set SLUICE_TOKEN to an app token from the portal"
+	case e.Code == sluice.CodeUnauthenticated:
+		return exitTokenRefused, "sluice: token refused (4001): " + e.Message
+	case e.Code == sluice.CodeUnreachable:
+		return exitNoGateway, "sluice: " + e.Message
+	}
+	return exitError, fmt.Sprintf("sluice: %v", err)
 }
 
 func parseFrom(v string) (sluice.From, error) {
@@ -150,9 +195,6 @@ func subscribe(ctx context.Context, path string, from sluice.From) error {
 }
 
 func publish(ctx context.Context, path, text string) error {
-	if !json.Valid([]byte(text)) {
-		return fmt.Errorf("the message is not JSON: %s", text)
-	}
 	client, err := sluice.Connect(ctx, sluice.Options{})
 	if err != nil {
 		return err

@@ -35,24 +35,29 @@ import java.util.function.Consumer;
  */
 public final class SluiceClient implements AutoCloseable {
     public static final String SUBPROTOCOL = "sluice.v1";
-    /** The gateway this client was generated for; SLUICE_GATEWAY_URL overrides it. */
+    /** The gateway (comma-separated nodes) this client was generated for; SLUICE_GATEWAY_URL overrides it. */
     public static final String DEFAULT_GATEWAY_URL = @@GATEWAY_URL@@;
 
     // Error codes of PROTOCOL.md ("Errors"), plus client-side ones (>= 6000).
     public static final int BAD_FRAME = 4000, UNAUTHENTICATED = 4001, FORBIDDEN = 4003, NOT_FOUND = 4004,
             NOT_ALLOWED = 4005, TOKEN_EXPIRED = 4008, REVOKED = 4009, INVALID_PAYLOAD = 4022,
             TOO_MANY_SUBSCRIPTIONS = 4029, ALREADY_SUBSCRIBED = 4090, INTERNAL = 5000, UNAVAILABLE = 5003,
-            TIMEOUT = 6001, DISCONNECTED = 6002, CLOSED = 6003;
+            TIMEOUT = 6001, DISCONNECTED = 6002, CLOSED = 6003,
+            /** The first connection could be made to none of the gateway URLs. */
+            UNREACHABLE = 6004;
 
     /** An error from the gateway (code as in PROTOCOL.md) or from this client (codes >= 6000). */
     public static final class SluiceException extends Exception {
         private static final long serialVersionUID = 1L;
         public final int code;
         public final String endpoint;
+        /** The message without the code. */
+        public final String detail;
 
         public SluiceException(int code, String message, String endpoint) {
             super(message + " (code " + code + ")");
             this.code = code;
+            this.detail = message;
             this.endpoint = endpoint;
         }
     }
@@ -148,7 +153,10 @@ public final class SluiceClient implements AutoCloseable {
         Duration backoffMax = Duration.ofSeconds(30);
         Consumer<String> log = line -> System.err.println("sluice: " + line);
 
-        /** Default: SLUICE_GATEWAY_URL, then DEFAULT_GATEWAY_URL. */
+        /**
+         * One URL or several nodes separated by commas: the client starts at a random one and moves to the next
+         * after a drop or a failed attempt. Default: SLUICE_GATEWAY_URL, then DEFAULT_GATEWAY_URL.
+         */
         public Options gatewayUrl(String v) { gatewayUrl = v; return this; }
         /** Default: SLUICE_TOKEN. */
         public Options token(String v) { token = v; return this; }
@@ -213,7 +221,8 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     private final Options options;
-    private final URI uri;
+    private final List<URI> uris; // the gateway nodes
+    private int uriIndex; // the one in use; only the connection thread changes it
     private final String token;
     private final HttpClient http;
     private final Object lock = new Object();
@@ -225,9 +234,10 @@ public final class SluiceClient implements AutoCloseable {
     private volatile boolean closing;
     private volatile String app;
 
-    private SluiceClient(Options options, URI uri, String token) {
+    private SluiceClient(Options options, List<URI> uris, String token) {
         this.options = options;
-        this.uri = uri;
+        this.uris = uris;
+        this.uriIndex = ThreadLocalRandom.current().nextInt(uris.size());
         this.token = token;
         this.http = HttpClient.newBuilder().connectTimeout(options.requestTimeout).build();
     }
@@ -246,7 +256,7 @@ public final class SluiceClient implements AutoCloseable {
         String url = options.gatewayUrl;
         if (url == null || url.isEmpty()) url = System.getenv("SLUICE_GATEWAY_URL");
         if (url == null || url.isEmpty()) url = DEFAULT_GATEWAY_URL;
-        SluiceClient client = new SluiceClient(options, URI.create(webSocketUrl(url)), token);
+        SluiceClient client = new SluiceClient(options, gatewayUris(url), token);
         Thread loop = new Thread(client::run, "sluice-connection");
         loop.setDaemon(true);
         loop.start();
@@ -366,11 +376,13 @@ public final class SluiceClient implements AutoCloseable {
         boolean connectedOnce = false;
         int authFailures = 0;
         int attempt = 0;
+        int refused = 0; // first attempts in a row that no node answered (a 502/503/504 from a loading node does not count)
         long firstDeadline = System.nanoTime() + options.firstConnectTimeout.toNanos();
         while (!closing) {
             Outcome o = connection();
             if (closing) return;
             SluiceException fatal = o.fatal();
+            refused = o.reason().startsWith("HTTP 5") ? 0 : refused + 1;
             if (o.authenticated()) {
                 connectedOnce = true;
                 authFailures = 0;
@@ -384,15 +396,20 @@ public final class SluiceClient implements AutoCloseable {
                 shutdown(fatal);
                 return;
             }
-            if (!connectedOnce && System.nanoTime() > firstDeadline) {
-                shutdown(new SluiceException(DISCONNECTED, "cannot connect to " + uri + ": " + o.reason(), null));
+            if (!connectedOnce && (refused >= uris.size() || System.nanoTime() > firstDeadline)) {
+                StringBuilder tried = new StringBuilder();
+                for (URI u : uris) tried.append(tried.length() == 0 ? "" : ", ").append(u);
+                shutdown(new SluiceException(UNREACHABLE, "no gateway reachable (" + tried + "): " + o.reason(), null));
                 return;
             }
+            // Whatever ended this connection may end the next attempt at the same node too
+            // (it died, or is shutting down): try the next one.
+            uriIndex = (uriIndex + 1) % uris.size();
             // Exponential backoff with full jitter: uniform in [0, min(max, initial * 2^attempt)).
             double cap = Math.min(options.backoffMax.toMillis(), options.backoffInitial.toMillis() * Math.pow(2, attempt));
             attempt++;
             long delay = (long) (ThreadLocalRandom.current().nextDouble() * cap);
-            options.log.accept(String.format("disconnected (%s); reconnecting in %.1f s", o.reason(), delay / 1000.0));
+            options.log.accept(String.format("disconnected (%s); reconnecting to %s in %.1f s", o.reason(), uris.get(uriIndex), delay / 1000.0));
             try {
                 Thread.sleep(delay);
             } catch (InterruptedException e) {
@@ -407,7 +424,7 @@ public final class SluiceClient implements AutoCloseable {
             conn.ws = http.newWebSocketBuilder()
                     .subprotocols(SUBPROTOCOL)
                     .connectTimeout(options.requestTimeout)
-                    .buildAsync(uri, conn)
+                    .buildAsync(uris.get(uriIndex), conn)
                     .get(options.requestTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -674,6 +691,16 @@ public final class SluiceClient implements AutoCloseable {
 
     static long num(Object v) {
         return v instanceof Number n ? n.longValue() : 0;
+    }
+
+    /** A comma-separated list of gateway URLs (SLUICE_GATEWAY_URL's form) as WebSocket URIs. */
+    public static List<URI> gatewayUris(String list) throws SluiceException {
+        List<URI> uris = new ArrayList<>();
+        for (String part : list.split(",")) {
+            if (!part.isBlank()) uris.add(URI.create(webSocketUrl(part)));
+        }
+        if (uris.isEmpty()) throw new SluiceException(BAD_FRAME, "SLUICE_GATEWAY_URL holds no gateway URL: " + list, null);
+        return List.copyOf(uris);
     }
 
     /** http(s)://host[:port][/base] becomes ws(s)://host[:port][/base]/ws (a ws(s):// URL is taken as is). */

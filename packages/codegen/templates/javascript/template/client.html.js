@@ -45,7 +45,7 @@ export default function ClientHtml({ params }) {
     HEADER: header("html").trimEnd(),
     TITLE: html(model.title),
     VERSION: html(model.version),
-    GATEWAY_URL: html(model.gatewayUrl),
+    GATEWAY_URL: html(model.gatewayUrls.join(",")),
     CHANNELS: channels.join("\n\n"),
     EXAMPLE_PATH: html(first ? first.examplePath : "/topic/key"),
     EXAMPLE_PAYLOAD: html(JSON.stringify(first ? first.examplePayload : { hello: "world" })),

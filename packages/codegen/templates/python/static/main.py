@@ -4,19 +4,23 @@
   python main.py subscribe <path> [--from earliest|latest|<ms since epoch>]
   python main.py publish <path> '<json>'
 
-SLUICE_TOKEN (required) is the app token; SLUICE_GATEWAY_URL overrides the gateway.
+SLUICE_TOKEN (required) is the app token; SLUICE_GATEWAY_URL (or --gateway) overrides
+the gateway: one URL or several nodes separated by commas.
 subscribe prints one JSON line per message and runs until stopped; publish prints
-the acknowledgement as one JSON line.
+the acknowledgement as one JSON line. Exit codes: 0 done, 1 error, 2 usage,
+3 no token or token refused, 4 token expired, 5 token revoked, 6 no gateway reachable.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any, Optional
 
 import api
-from sluice_client import Client, From, Gap, Message, SluiceError, parse_path
+from sluice_client import (REVOKED, TOKEN_EXPIRED, UNAUTHENTICATED, UNREACHABLE, Client, From, Gap, Message,
+                           SluiceError, parse_path)
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -59,9 +63,13 @@ async def subscribe(path: str, start: From) -> int:
         out({"subscribed": sub.endpoint})
         ended = asyncio.ensure_future(sub.wait_ended())
         closed = asyncio.ensure_future(client.wait_closed())
-        done, _ = await asyncio.wait({ended, closed}, return_when=asyncio.FIRST_COMPLETED)
-        for task in done:
-            task.result()  # raises the error that ended it
+        done, pending = await asyncio.wait({ended, closed}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        errors = [task.exception() for task in done]  # retrieved, so asyncio never prints one at exit
+        for error in errors:
+            if error is not None:
+                raise error
     return 0
 
 
@@ -90,7 +98,29 @@ def parse_from(value: str) -> From:
     raise SluiceError(4000, f"--from must be earliest, latest or a time in ms since the epoch, not {value!r}")
 
 
+# Exit codes shared by every generated client (codegen README, "Exit codes").
+EXIT_ERROR, EXIT_USAGE, EXIT_TOKEN_REFUSED, EXIT_TOKEN_EXPIRED, EXIT_TOKEN_REVOKED, EXIT_UNREACHABLE = 1, 2, 3, 4, 5, 6
+
+
+def ending(err: SluiceError) -> tuple[int, str]:
+    """The exit code and the one line on stderr that end the program after err."""
+    if err.code == REVOKED:
+        return EXIT_TOKEN_REVOKED, "sluice: token revoked (4009): mint a new token in the portal"
+    if err.code == TOKEN_EXPIRED:
+        return EXIT_TOKEN_EXPIRED, "sluice: token expired (4008): mint a new token in the portal"
+    if err.code == UNAUTHENTICATED and not os.environ.get("SLUICE_TOKEN"):
+        return EXIT_TOKEN_REFUSED, "sluice: no token: set SLUICE_TOKEN to an app token from the portal"
+    if err.code == UNAUTHENTICATED:
+        return EXIT_TOKEN_REFUSED, f"sluice: token refused (4001): {err.message}"
+    if err.code == UNREACHABLE:
+        return EXIT_UNREACHABLE, f"sluice: {err.message}"
+    return EXIT_ERROR, f"sluice: {err}"
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) >= 2 and argv[0] == "--gateway":
+        os.environ["SLUICE_GATEWAY_URL"] = argv[1]
+        argv = argv[2:]
     try:
         if len(argv) >= 2 and argv[0] == "subscribe":
             start: From = "latest"
@@ -105,10 +135,14 @@ def main(argv: list[str]) -> int:
         print("usage:\n" + USAGE, file=sys.stderr)
         return 2
     except SluiceError as err:
-        print(f"sluice: {err}", file=sys.stderr)
-        return 1
+        code, line = ending(err)
+        print(line, file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         return 130
+    except Exception as err:  # a bug or an unexpected failure: still one line, never a traceback
+        print(f"sluice: unexpected error: {type(err).__name__}: {err}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

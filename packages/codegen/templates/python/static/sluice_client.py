@@ -4,7 +4,9 @@
 One connection at a time. Subscriptions outlive connections: after a drop the
 client reconnects with exponential backoff and full jitter and re-subscribes
 each endpoint from the last delivered position, dropping anything at or before
-it, so a handler sees every message once. A publish is sent once: if the
+it, so a handler sees every message once. Given several gateway URLs (nodes of
+one cluster), it starts at a random one and moves to the next after every
+drop or failed attempt. A publish is sent once: if the
 connection drops before its acknowledgement it fails (the outcome is unknown)
 rather than risk writing the record twice.
 """
@@ -25,7 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 SUBPROTOCOL = "sluice.v1"
-DEFAULT_GATEWAY_URL = @@GATEWAY_URL@@  # the gateway this client was generated for
+DEFAULT_GATEWAY_URL = @@GATEWAY_URL@@  # the gateway (comma-separated nodes) this client was generated for
 
 # Error codes of PROTOCOL.md ("Errors"), plus client-side ones (>= 6000).
 BAD_FRAME = 4000
@@ -43,6 +45,7 @@ UNAVAILABLE = 5003
 TIMEOUT = 6001
 DISCONNECTED = 6002
 CLOSED = 6003
+UNREACHABLE = 6004  # the first connection could be made to none of the gateway URLs
 
 T = TypeVar("T")
 
@@ -170,6 +173,14 @@ def websocket_url(gateway_url: str) -> str:
     if url.startswith("http://"):
         return "ws://" + url[len("http://"):] + "/ws"
     raise SluiceError(BAD_FRAME, f"SLUICE_GATEWAY_URL must start with http://, https://, ws:// or wss://: {gateway_url!r}")
+
+
+def gateway_urls(text: str) -> list[str]:
+    """A comma-separated list of gateway URLs (SLUICE_GATEWAY_URL's form) as WebSocket URLs."""
+    urls = [websocket_url(part) for part in text.split(",") if part.strip()]
+    if not urls:
+        raise SluiceError(BAD_FRAME, f"SLUICE_GATEWAY_URL holds no gateway URL: {text!r}")
+    return urls
 
 
 class Backoff:
@@ -303,6 +314,8 @@ class Client:
 
     token defaults to the environment variable SLUICE_TOKEN and gateway_url to
     SLUICE_GATEWAY_URL, then to the gateway this client was generated for.
+    gateway_url may list several nodes separated by commas: the client starts at
+    a random one and moves to the next after a drop or a failed attempt.
     Call `await client.start()` (or use `async with Client() as client`).
     """
 
@@ -314,7 +327,8 @@ class Client:
         if not token:
             raise SluiceError(UNAUTHENTICATED, "no token: set the environment variable SLUICE_TOKEN to an app token from the Sluice portal")
         self.token = token
-        self.url = websocket_url(gateway_url or os.environ.get("SLUICE_GATEWAY_URL") or DEFAULT_GATEWAY_URL)
+        self.urls = gateway_urls(gateway_url or os.environ.get("SLUICE_GATEWAY_URL") or DEFAULT_GATEWAY_URL)
+        self._url_index = random.randrange(len(self.urls))
         self.request_timeout = request_timeout
         self.publish_timeout = publish_timeout
         self.ping_interval = ping_interval
@@ -331,6 +345,11 @@ class Client:
         self._first: Optional[asyncio.Future[None]] = None
         self._done: Optional[asyncio.Future[None]] = None
         self._closing = False
+
+    @property
+    def url(self) -> str:
+        """The gateway URL in use (or tried next)."""
+        return self.urls[self._url_index]
 
     async def __aenter__(self) -> "Client":
         await self.start()
@@ -419,11 +438,13 @@ class Client:
     async def _run(self) -> None:
         connected_once = False
         auth_failures = 0
+        refused = 0  # first attempts in a row that no node answered (a 502/503/504 from a loading node does not count)
         first_deadline = time.monotonic() + self.first_connect_timeout
         while not self._closing:
             authenticated, reason, fatal = await self._connection()
             if self._closing:
                 return
+            refused = 0 if reason.startswith("HTTP 5") else refused + 1
             if authenticated:
                 connected_once, auth_failures = True, 0
             elif fatal is not None and fatal.code == UNAUTHENTICATED and connected_once and auth_failures < 2:
@@ -433,11 +454,14 @@ class Client:
             if fatal is not None:
                 self._shutdown(fatal)
                 return
-            if not connected_once and time.monotonic() > first_deadline:
-                self._shutdown(SluiceError(DISCONNECTED, f"cannot connect to {self.url}: {reason}"))
+            if not connected_once and (refused >= len(self.urls) or time.monotonic() > first_deadline):
+                self._shutdown(SluiceError(UNREACHABLE, f"no gateway reachable ({', '.join(self.urls)}): {reason}"))
                 return
+            # Whatever ended this connection may end the next attempt at the same
+            # node too (it died, or is shutting down): try the next one.
+            self._url_index = (self._url_index + 1) % len(self.urls)
             delay = self.backoff.next()
-            self.log(f"disconnected ({reason}); reconnecting in {delay:.1f} s")
+            self.log(f"disconnected ({reason}); reconnecting to {self.url} in {delay:.1f} s")
             await asyncio.sleep(delay)
 
     async def _connection(self) -> tuple[bool, str, Optional[SluiceError]]:

@@ -5,7 +5,7 @@ export default function SluiceClient({ params }) {
   const { model, header, fill, readTemplateFile } = params.sluice;
   const source = fill(readTemplateFile("static/sluice_client.py"), {
     HEADER: header("#").trimEnd(),
-    GATEWAY_URL: JSON.stringify(model.gatewayUrl),
+    GATEWAY_URL: JSON.stringify(model.gatewayUrls.join(",")),
   });
   return <File name="sluice_client.py">{source}</File>;
 }

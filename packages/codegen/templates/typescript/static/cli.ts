@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 @@HEADER@@
 // Command line for the run contract shared by every generated Sluice client:
-//   SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional)
+//   SLUICE_TOKEN (required), SLUICE_GATEWAY_URL or --gateway (optional: one URL or several nodes, comma-separated)
 //   node dist/cli.js subscribe PATH        → {"subscribed":PATH}, then one JSON line per message
 //   node dist/cli.js publish PATH JSON     → the acknowledgement as one JSON line
-// Status and errors go to stderr.
+// Status and errors go to stderr. Exit codes (the same in every generated client):
+// 0 done, 1 error, 2 usage, 3 no token or token refused, 4 token expired, 5 token revoked, 6 no gateway reachable.
 import type { WebSocketConstructor } from "@sluice/sdk";
 
 import { @@CLIENT@@, keyOf, paths, type Message, type SluiceError } from "./client.js";
+
+const EXIT = { error: 1, usage: 2, tokenRefused: 3, tokenExpired: 4, tokenRevoked: 5, noGateway: 6 } as const;
 
 const USAGE = `Usage: node dist/cli.js COMMAND [ARGS]
 
   subscribe PATH                     print messages of an endpoint as JSON lines (until stopped)
   publish PATH JSON                  publish one message, print the acknowledgement
 @@USAGE@@
-Environment: SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional)`;
+Options: --gateway URL[,URL...]      the gateway node(s), before COMMAND
+Environment: SLUICE_TOKEN (required), SLUICE_GATEWAY_URL (optional; nodes separated by commas)`;
 
 /** Per-channel commands: name → [number of path parameters, path builder, operation]. */
 const COMMANDS: Record<string, [number, (...args: string[]) => string, "subscribe" | "publish"]> = {
@@ -29,19 +33,42 @@ function fail(text: string, code = 1): never {
   process.exit(code);
 }
 
+/** Ends the program after an error that ends the client: one line, its exit code (see EXIT). */
+function end(err: unknown, context: string): never {
+  const e = err as Partial<SluiceError> & Error;
+  switch (e?.code) {
+    case 4009:
+      fail("token revoked (4009): mint a new token in the portal", EXIT.tokenRevoked);
+    case 4008:
+      fail("token expired (4008): mint a new token in the portal", EXIT.tokenExpired);
+    case 4001:
+      fail(`token refused (4001): ${e.message}`, EXIT.tokenRefused);
+    case 3: // Disconnected before the first connection: no node let the client in
+      if (/^cannot connect to/.test(e.message)) fail(`no gateway reachable: ${e.message}`, EXIT.noGateway);
+  }
+  fail(`${context}: ${describe(err)}`, EXIT.error);
+}
+
 function describe(err: unknown): string {
   const e = err as Partial<SluiceError> & Error;
   return e && typeof e.code === "number" ? `${e.name} ${e.code}: ${e.message}` : String(e?.message ?? err);
 }
 
-async function connect(waitOnFirstConnect: boolean): Promise<@@CLIENT@@> {
+async function connect(): Promise<@@CLIENT@@> {
   const token = process.env.SLUICE_TOKEN;
-  if (!token) fail("SLUICE_TOKEN is not set: issue a token for your app in the Sluice portal (Apps → your app → Tokens) and export it", 2);
+  if (!token) fail("no token: set SLUICE_TOKEN to an app token from the portal (Apps → your app → Tokens)", EXIT.tokenRefused);
   // Node 22+ and browsers have a global WebSocket; Node 20 uses the ws package.
   const WebSocket = ((globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ??
     (await import("ws")).WebSocket) as unknown as WebSocketConstructor;
-  const client = await @@CLIENT@@.connect({ token, WebSocket, waitOnFirstConnect });
-  client.sdk.on("disconnected", (e) => note(`disconnected (${e.code}${e.reason ? ` ${e.reason}` : ""})${e.willReconnect ? ", reconnecting" : ""}`));
+  let client: @@CLIENT@@;
+  try {
+    client = await @@CLIENT@@.connect({ token, WebSocket, ...(gateway ? { gatewayUrl: gateway } : {}) });
+  } catch (err) {
+    end(err, "connect");
+  }
+  client.sdk.on("disconnected", (e) => {
+    if (e.willReconnect) note(`disconnected (${e.code}${e.reason ? ` ${e.reason}` : ""}), reconnecting to ${e.nextUrl}`);
+  });
   client.sdk.on("error", (e) => note(describe(e)));
   return client;
 }
@@ -52,7 +79,7 @@ function checkPath(path: string | undefined): string {
 }
 
 async function subscribe(path: string): Promise<void> {
-  const client = await connect(true);
+  const client = await connect();
   let stopping = false;
   const stop = async () => {
     stopping = true;
@@ -62,7 +89,7 @@ async function subscribe(path: string): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   client.sdk.on("closed", ({ error }) => {
-    if (error && !stopping) fail(`connection closed: ${describe(error)}`);
+    if (error && !stopping) end(error, "connection closed");
   });
   const subscription = client.subscribe(path, (m: Message) => {
     const line: Record<string, unknown> = {
@@ -81,11 +108,11 @@ async function subscribe(path: string): Promise<void> {
     if (info.resumed) note(`resubscribed to ${info.endpoint}${subscription.position ? ` after seq ${subscription.position.seq}` : ""}`);
   });
   subscription.on("gap", (g) => note(`gap on ${g.endpoint} partition ${g.partition}: seq ${g.fromSeq}..${g.toSeq - 1} will not arrive (${g.reason})`));
-  subscription.on("end", ({ error }) => stopping || fail(`subscription ended${error ? `: ${describe(error)}` : ""}`));
+  subscription.on("end", ({ error }) => stopping || (error ? end(error, "subscription ended") : fail("subscription ended")));
   try {
     await subscription.ready;
   } catch (err) {
-    fail(`subscribe ${path}: ${describe(err)}`);
+    end(err, `subscribe ${path}`);
   }
   print({ subscribed: path });
 }
@@ -98,18 +125,24 @@ async function publish(path: string, json: string | undefined): Promise<void> {
   } catch {
     fail(`the payload is not JSON: ${json}`, 2);
   }
-  const client = await connect(false);
+  const client = await connect();
   try {
     const ack = await client.publish(path, data);
     print({ endpoint: ack.endpoint, epoch: ack.epoch, partition: ack.partition, seq: ack.seq });
   } catch (err) {
-    fail(`publish ${path}: ${describe(err)}`);
+    end(err, `publish ${path}`);
   } finally {
     await client.close().catch(() => {});
   }
 }
 
+let gateway: string | undefined; // --gateway, over SLUICE_GATEWAY_URL
+
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === "--gateway" && argv.length >= 2) {
+    gateway = argv[1];
+    argv = argv.slice(2);
+  }
   const [command, ...args] = argv;
   if (command === "subscribe") return subscribe(checkPath(args[0]));
   if (command === "publish") return publish(checkPath(args[0]), args[1]);

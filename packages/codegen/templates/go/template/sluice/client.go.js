@@ -7,7 +7,7 @@ export default function Client({ params }) {
   const { model, fill, readTemplateFile } = params.sluice;
   const source = fill(readTemplateFile("static/client.go"), {
     HEADER: goHeader(params.sluice),
-    GATEWAY_URL: JSON.stringify(model.gatewayUrl),
+    GATEWAY_URL: JSON.stringify(model.gatewayUrls.join(",")),
   });
   return <File name="client.go">{source}</File>;
 }

@@ -23,8 +23,19 @@ export * from "./types.js";
 export type { ConnectOptions, Message, MessageHandler, Position, PublishAck, SubscribeOptions, Subscription } from "@sluice/sdk";
 export { SluiceError } from "@sluice/sdk";
 
-/** The gateway this client was generated for (${model.gatewayUrl}); SLUICE_GATEWAY_URL or the \`gatewayUrl\` option override it. */
-export const DEFAULT_GATEWAY_URL = ${lit(model.gatewayUrl)};
+/**
+ * The gateway this client was generated for (${model.gatewayUrls.join(", ")}): one URL or several
+ * nodes separated by commas. SLUICE_GATEWAY_URL or the \`gatewayUrl\` option override it.
+ */
+export const DEFAULT_GATEWAY_URL = ${lit(model.gatewayUrls.join(","))};
+
+/** The WebSocket URLs of a comma-separated list of gateway base URLs. */
+export function webSocketUrls(gatewayUrls: string | readonly string[]): string[] {
+  const list = typeof gatewayUrls === "string" ? gatewayUrls.split(",") : gatewayUrls;
+  const urls = list.map((u) => u.trim()).filter(Boolean).map(webSocketUrl);
+  if (urls.length === 0) throw new Error(\`no gateway URL in \${JSON.stringify(gatewayUrls)}\`);
+  return urls;
+}
 
 /** The WebSocket URL of a gateway base URL: http(s)://host[/base] → ws(s)://host[/base]/ws. */
 export function webSocketUrl(gatewayUrl: string): string {
@@ -62,8 +73,12 @@ export function keyOf(path: string): string {
   out.push("} as const;\n");
 
   out.push(`export interface ${cls}Options extends Omit<ConnectOptions, "token" | "getToken"> {
-  /** Gateway base URL, http(s)://host[:port][/base]; default: SLUICE_GATEWAY_URL (Node) or ${model.gatewayUrl}. */
-  gatewayUrl?: string;
+  /**
+   * Gateway base URL, http(s)://host[:port][/base], or several nodes (a list, or separated by commas):
+   * the client starts at a random one and moves to the next when a connection drops or fails.
+   * Default: SLUICE_GATEWAY_URL (Node) or ${model.gatewayUrls.join(",")}.
+   */
+  gatewayUrl?: string | readonly string[];
   /** An app token (JWT). Never hard-code it: read it from the environment or your backend. */
   token?: string;
   /** Called for the first token and before expiry; lets a long-running client refresh its token. */
@@ -83,10 +98,10 @@ export class ${cls} {
   static async connect(options: ${cls}Options): Promise<${cls}> {
     const { gatewayUrl, token, getToken, ...rest } = options;
     const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-    const url = webSocketUrl(gatewayUrl ?? env?.SLUICE_GATEWAY_URL ?? DEFAULT_GATEWAY_URL);
+    const urls = webSocketUrls(gatewayUrl ?? env?.SLUICE_GATEWAY_URL ?? DEFAULT_GATEWAY_URL);
     if (!token && !getToken) throw new Error("${cls}.connect: pass token or getToken");
     const auth = getToken ? { getToken } : { token: token! };
-    return new ${cls}(await connect(url, { ...rest, ...auth }));
+    return new ${cls}(await connect(urls, { ...rest, ...auth }));
   }
 `);
   for (const c of model.channels) {
