@@ -189,7 +189,8 @@ describe("python", () => {
     assert.doesNotMatch(unreachable.stderr, /Traceback/);
     assert.match(
       unreachable.stderr.trim().split("\n").at(-1)!,
-      /^sluice: no gateway reachable \(ws:\/\/127\.0\.0\.1:9\/ws, ws:\/\/127\.0\.0\.1:10\/ws\): /,
+      // Both nodes, in the client's own (random) order.
+      /^sluice: no gateway reachable \((ws:\/\/127\.0\.0\.1:9\/ws, ws:\/\/127\.0\.0\.1:10\/ws|ws:\/\/127\.0\.0\.1:10\/ws, ws:\/\/127\.0\.0\.1:9\/ws)\): /,
     );
     assert.equal(run("python3", ["main.py", "frobnicate"], root, { ...stub, SLUICE_TOKEN: "x" }).status, 2);
     const badJson = run("python3", ["main.py", "publish", "/prices/AAPL", "{nope"], root, { ...stub, SLUICE_TOKEN: "x" });

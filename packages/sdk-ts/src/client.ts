@@ -74,7 +74,7 @@ export interface ConnectOptions {
    * tried once and none let the client in.
    */
   waitOnFirstConnect?: boolean;
-  /** A source of uniform numbers in [0, 1) that picks the first gateway URL. Default Math.random. @internal for tests */
+  /** A source of uniform numbers in [0, 1) that orders the gateway URLs. Default Math.random. @internal for tests */
   random?: () => number;
   /** @internal for tests */
   clock?: Clock;
@@ -135,9 +135,12 @@ const MAX_RESUME_NOT_FOUND = 3;
 
 /**
  * connect opens a client and resolves once it is authenticated. `urls` is one
- * gateway URL or a list of interchangeable gateway nodes: the client starts at
- * a random one (so many clients spread over the nodes) and moves on to the next
- * one, wrapping around, whenever a connection drops or cannot be made.
+ * gateway URL or a list of interchangeable gateway nodes: the client puts them
+ * in a random order of its own, starts at the first (so many clients spread
+ * over the nodes) and moves on to the next one, wrapping around, whenever a
+ * connection drops or cannot be made. Because every client has its own order,
+ * the clients of a node that stops spread over all the others instead of all
+ * moving to the same one.
  */
 export async function connect(urls: string | readonly string[], options: ConnectOptions): Promise<SluiceClient> {
   const client = new SluiceClient(urls, options);
@@ -146,7 +149,7 @@ export async function connect(urls: string | readonly string[], options: Connect
 }
 
 export class SluiceClient extends Emitter<ClientEvents> {
-  /** Every gateway URL the client may use, in rotation order. */
+  /** Every gateway URL the client may use, in this client's rotation order (a random permutation of the list given). */
   readonly urls: readonly string[];
   /** Resolves on the first authentication; rejects if the client closes first. @internal */
   readonly opened: Promise<void>;
@@ -180,11 +183,12 @@ export class SluiceClient extends Emitter<ClientEvents> {
 
   constructor(urls: string | readonly string[], options: ConnectOptions) {
     super();
-    this.urls = typeof urls === "string" ? [urls] : [...urls];
-    if (this.urls.length === 0 || this.urls.some((u) => typeof u !== "string" || u === "")) {
+    const list = typeof urls === "string" ? [urls] : [...urls];
+    if (list.length === 0 || list.some((u) => typeof u !== "string" || u === "")) {
       throw new TypeError("connect: pass a gateway URL or a non-empty list of them");
     }
-    this.urlIndex = Math.min(this.urls.length - 1, Math.floor((options.random ?? Math.random)() * this.urls.length));
+    this.urls = shuffled(list, options.random ?? Math.random);
+    this.urlIndex = 0;
     if (!options.token && !options.getToken) throw new TypeError("connect: pass token or getToken");
     const WS = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!WS) {
@@ -803,4 +807,14 @@ function decodeBinary(raw: unknown): string {
   if (raw instanceof ArrayBuffer) return new TextDecoder().decode(raw);
   if (ArrayBuffer.isView(raw)) return new TextDecoder().decode(raw);
   return String(raw);
+}
+
+/** shuffled is a uniformly random permutation of list (Fisher–Yates, in place), drawing from random. */
+/** @internal exported for tests */
+export function shuffled<T>(list: T[], random: () => number): T[] {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.min(i, Math.floor(random() * (i + 1)));
+    [list[i], list[j]] = [list[j] as T, list[i] as T];
+  }
+  return list;
 }

@@ -22,6 +22,7 @@ import {
   type SluiceClient,
   type WebSocketConstructor,
 } from "../src/index.js";
+import { shuffled } from "../src/client.js";
 import { FakeClock, FakeServer, fakeToken, waitFor, type FakeServerOptions } from "./fake-server.js";
 
 const WS = WebSocket as unknown as WebSocketConstructor;
@@ -368,43 +369,57 @@ describe("server lists", () => {
     return servers.map((s) => s.url);
   };
 
-  it("starts at a random node and, on every drop (a crash or 1012), moves to the next one, wrapping around", async () => {
+  // A random source just under 1 draws the last index at every step of the shuffle,
+  // which keeps the list in the order given: the tests below can then say
+  // which node comes next.
+  const keepOrder = () => 0.999999;
+
+  it("on every drop (a crash or 1012) moves to the next node of its order, wrapping around", async () => {
     const urls = await cluster(3);
     client = await connect(urls, {
       token: fakeToken(hourFromNow()),
       WebSocket: WS,
       backoff: { initialDelayMs: 5, maxDelayMs: 20 },
       pingIntervalMs: 0,
-      random: () => 0.5, // 1.5 rounds down: the second of three
+      random: keepOrder,
     });
     const connectedTo = [client.url];
     client.on("connected", (c) => connectedTo.push(c.url));
     const nextUrls: (string | undefined)[] = [];
     client.on("disconnected", (d) => nextUrls.push(d.nextUrl));
     assert.deepEqual(client.urls, urls);
-    (await servers[1]!.connection(0)).drop();
-    await waitFor(() => connectedTo.length === 2, "on the third node");
-    (await servers[2]!.connection(0)).close(1012, "node shutting down");
-    await waitFor(() => connectedTo.length === 3, "wrapped around to the first node");
     (await servers[0]!.connection(0)).drop();
-    await waitFor(() => connectedTo.length === 4, "back on the second node");
-    assert.deepEqual(connectedTo, [urls[1], urls[2], urls[0], urls[1]]);
-    assert.deepEqual(nextUrls, [urls[2], urls[0], urls[1]]);
+    await waitFor(() => connectedTo.length === 2, "on the second node");
+    (await servers[1]!.connection(0)).close(1012, "node shutting down");
+    await waitFor(() => connectedTo.length === 3, "on the third node");
+    (await servers[2]!.connection(0)).drop();
+    await waitFor(() => connectedTo.length === 4, "wrapped around to the first node");
+    assert.deepEqual(connectedTo, [urls[0], urls[1], urls[2], urls[0]]);
+    assert.deepEqual(nextUrls, [urls[1], urls[2], urls[0]]);
     assert.deepEqual(
       servers.map((s) => s.connections.length),
-      [1, 2, 1],
+      [2, 1, 1],
     );
   });
 
-  it("spreads its start over the list with the random source", async () => {
+  it("puts the nodes in a random order of its own: starts spread over the list, and so do the moves away from a node", async () => {
     const urls = await cluster(3);
-    const starts: string[] = [];
-    for (const r of [0, 0.34, 0.99]) {
-      const c = await connect(urls, { token: fakeToken(hourFromNow()), WebSocket: WS, pingIntervalMs: 0, random: () => r });
-      starts.push(c.url);
-      await c.close();
+    const c = await connect(urls, { token: fakeToken(hourFromNow()), WebSocket: WS, pingIntervalMs: 0, random: () => 0 });
+    // Fisher–Yates drawing 0 at each step: [a, b, c] → [c, b, a] → [b, c, a].
+    assert.deepEqual(c.urls, [urls[1], urls[2], urls[0]]);
+    assert.equal(c.url, urls[1]);
+    await c.close();
+
+    const firsts = new Map<string, number>();
+    const afterA = new Map<string, number>(); // where the clients that start on "a" go next
+    for (let i = 0; i < 3000; i++) {
+      const order = shuffled(["a", "b", "c"], Math.random);
+      assert.deepEqual([...order].sort(), ["a", "b", "c"]);
+      firsts.set(order[0]!, (firsts.get(order[0]!) ?? 0) + 1);
+      if (order[0] === "a") afterA.set(order[1]!, (afterA.get(order[1]!) ?? 0) + 1);
     }
-    assert.deepEqual(starts, urls);
+    for (const node of ["a", "b", "c"]) assert.ok((firsts.get(node) ?? 0) > 800, `starts: ${[...firsts]}`);
+    assert.ok((afterA.get("b") ?? 0) > 300 && (afterA.get("c") ?? 0) > 300, `after a: ${[...afterA]}`);
   });
 
   it("connect skips a node that is down and one that refuses the socket, and gives up only when every node failed once", async () => {
@@ -413,14 +428,14 @@ describe("server lists", () => {
     await dead.close(); // nothing listens there any more: connection refused
     const opts = { token: fakeToken(hourFromNow()), WebSocket: WS, backoff: { initialDelayMs: 5, maxDelayMs: 20 }, pingIntervalMs: 0 };
     servers[0]!.refuseNext(1);
-    client = await connect([dead.url, refusing!, live!], { ...opts, random: () => 0 });
+    client = await connect([dead.url, refusing!, live!], { ...opts, random: keepOrder });
     assert.equal(client.url, live);
     assert.equal(servers[0]!.connections.length, 1);
     await client.close();
 
     servers[0]!.refuseNext(1);
     await assert.rejects(
-      connect([dead.url, refusing!], { ...opts, random: () => 0 }),
+      connect([dead.url, refusing!], { ...opts, random: keepOrder }),
       (err: unknown) =>
         err instanceof DisconnectedError && err.message.startsWith(`cannot connect to any of ${dead.url}, ${refusing} (last: ${refusing})`),
     );
@@ -434,7 +449,7 @@ describe("server lists", () => {
       WebSocket: WS,
       backoff: { initialDelayMs: 5, maxDelayMs: 20 },
       pingIntervalMs: 0,
-      random: () => 0,
+      random: keepOrder,
     });
     const a = client.subscribe<number>("/ticks/a", { from: "earliest" });
     const b = client.subscribe<number>("/ticks/b");

@@ -9,17 +9,22 @@
 #
 # Output: one JSON line per message on stdout; status and errors on stderr.
 # Several gateway URLs (nodes of one cluster, separated by commas): subscribe
-# starts at a random one and moves to the next after every lost connection.
+# puts them in a random order of its own, starts at the first and moves to the
+# next after every lost connection (so the clients of a node that stops spread
+# over all the others).
 # Exit codes (the same in every generated client): 0 done, 1 error, 2 usage,
 # 3 no token or token refused, 4 token expired, 5 token revoked, 6 no gateway reachable.
 
 set -u
 
 DEFAULT_GATEWAY_URL='@@GATEWAY_URL@@'
-GATEWAY_URLS=$(printf '%s' "${SLUICE_GATEWAY_URL:-$DEFAULT_GATEWAY_URL}" | tr ',' ' ')
+# A random order of its own: starts spread over the nodes, and so do the moves
+# away from a node that stops (a random sort key per URL; awk's srand seeds
+# from the clock and the process id mixed in below).
+GATEWAY_URLS=$(printf '%s' "${SLUICE_GATEWAY_URL:-$DEFAULT_GATEWAY_URL}" | tr ',' '\n' | grep . |
+  awk -v seed="$$" 'BEGIN { srand(); srand(srand() + seed) } { printf "%.9f %s\n", rand(), $0 }' | sort -n | cut -d' ' -f2- | tr '\n' ' ')
 GATEWAY_COUNT=$(printf '%s\n' $GATEWAY_URLS | grep -c .)
-# A random start spreads many clients over the nodes.
-GATEWAY_INDEX=$(awk -v n="$GATEWAY_COUNT" 'BEGIN { srand(); print int(rand() * n) }')
+GATEWAY_INDEX=0
 CR=$(printf '\r')
 
 # use_gateway I: GATEWAY_URL becomes the I-th (0-based) node of the list.

@@ -7,8 +7,10 @@
 // the client reconnects with exponential backoff and full jitter and
 // re-subscribes each endpoint from the last delivered position, dropping
 // anything at or before it, so a handler sees every message once. Given several
-// gateway URLs (nodes of one cluster), it starts at a random one and moves to
-// the next after every drop or failed attempt. A publish is
+// gateway URLs (nodes of one cluster), it puts them in a random order of its
+// own, starts at the first and moves to the next after every drop or failed
+// attempt (so the clients of a node that stops spread over all the others).
+// A publish is
 // sent once: if the connection drops before its acknowledgement it fails (the
 // outcome is unknown) rather than risk writing the record twice.
 package sluice
@@ -204,7 +206,9 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		urls: wsURLs, urlIndex: rand.Intn(len(wsURLs)), token: opts.Token, opts: opts,
+		// A random order of its own: starts spread over the nodes, and so do
+		// the moves away from a node that stops.
+		urls: shuffled(wsURLs), urlIndex: 0, token: opts.Token, opts: opts,
 		authenticated: make(chan struct{}),
 		pending:       map[string]chan frame{},
 		subs:          map[string]*Subscription{},
@@ -1077,4 +1081,11 @@ func Typed[T any](handler func(TypedMessage[T])) func(Message) {
 		tm.PayloadErr = json.Unmarshal(m.Data, &tm.Payload)
 		handler(tm)
 	}
+}
+
+// shuffled is a random permutation of urls (a copy).
+func shuffled(urls []string) []string {
+	out := append([]string(nil), urls...)
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }

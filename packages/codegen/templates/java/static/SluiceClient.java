@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -154,8 +155,9 @@ public final class SluiceClient implements AutoCloseable {
         Consumer<String> log = line -> System.err.println("sluice: " + line);
 
         /**
-         * One URL or several nodes separated by commas: the client starts at a random one and moves to the next
-         * after a drop or a failed attempt. Default: SLUICE_GATEWAY_URL, then DEFAULT_GATEWAY_URL.
+         * One URL or several nodes separated by commas: the client puts them in a random order of its own, starts
+         * at the first and moves to the next after a drop or a failed attempt (so the clients of a node that stops
+         * spread over all the others). Default: SLUICE_GATEWAY_URL, then DEFAULT_GATEWAY_URL.
          */
         public Options gatewayUrl(String v) { gatewayUrl = v; return this; }
         /** Default: SLUICE_TOKEN. */
@@ -236,8 +238,11 @@ public final class SluiceClient implements AutoCloseable {
 
     private SluiceClient(Options options, List<URI> uris, String token) {
         this.options = options;
-        this.uris = uris;
-        this.uriIndex = ThreadLocalRandom.current().nextInt(uris.size());
+        // A random order of its own: starts spread over the nodes, and so do the moves away from a node that stops.
+        List<URI> order = new ArrayList<>(uris);
+        Collections.shuffle(order, ThreadLocalRandom.current());
+        this.uris = List.copyOf(order);
+        this.uriIndex = 0;
         this.token = token;
         this.http = HttpClient.newBuilder().connectTimeout(options.requestTimeout).build();
     }

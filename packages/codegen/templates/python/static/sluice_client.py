@@ -5,8 +5,9 @@ One connection at a time. Subscriptions outlive connections: after a drop the
 client reconnects with exponential backoff and full jitter and re-subscribes
 each endpoint from the last delivered position, dropping anything at or before
 it, so a handler sees every message once. Given several gateway URLs (nodes of
-one cluster), it starts at a random one and moves to the next after every
-drop or failed attempt. A publish is sent once: if the
+one cluster), it puts them in a random order of its own, starts at the first
+and moves to the next after every drop or failed attempt (so the clients of a
+node that stops spread over all the others). A publish is sent once: if the
 connection drops before its acknowledgement it fails (the outcome is unknown)
 rather than risk writing the record twice.
 """
@@ -327,8 +328,11 @@ class Client:
         if not token:
             raise SluiceError(UNAUTHENTICATED, "no token: set the environment variable SLUICE_TOKEN to an app token from the Sluice portal")
         self.token = token
+        # A random order of its own: starts spread over the nodes, and so do the
+        # moves away from a node that stops.
         self.urls = gateway_urls(gateway_url or os.environ.get("SLUICE_GATEWAY_URL") or DEFAULT_GATEWAY_URL)
-        self._url_index = random.randrange(len(self.urls))
+        random.shuffle(self.urls)
+        self._url_index = 0
         self.request_timeout = request_timeout
         self.publish_timeout = publish_timeout
         self.ping_interval = ping_interval
