@@ -32,6 +32,9 @@ import { startUsageAggregator } from "./usage/aggregator.ts";
 /** Old published outbox rows are deleted at most this often. */
 const CLEANUP_EVERY_MS = 3600_000;
 
+/** Errors the publisher already logged, so the leadership loop does not log them twice. */
+const reported = new WeakSet<object>();
+
 export interface RunningBridge {
   /** Graceful stop: finish the in-flight batch, release the lock, disconnect. */
   stop(): Promise<void>;
@@ -89,7 +92,8 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
       try {
         led = await leaderSession(shared, stopping.signal);
       } catch (err) {
-        if (!stopping.signal.aborted) log(`publisher session ended: ${describeKafkaError(err, config.kafka)}`);
+        if (!stopping.signal.aborted && !reported.has(err as object))
+          log(`publisher session ended: ${describeKafkaError(err, config.kafka)}`);
       }
       if (stopping.signal.aborted) break;
       attempt = led ? 0 : attempt + 1;
@@ -136,6 +140,7 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
   const publisher = new Publisher(shared.kafka, config.catalogTopic, (err) => {
     // Logged even when the term is already ending: a refused (fenced) write is worth seeing.
     log(`publishing failed, ending this leadership term: ${describeKafkaError(err, config.kafka)}`);
+    if (err && typeof err === "object") reported.add(err);
     lost.abort();
   });
   const leaseCheckMs = (config.leaseSeconds * 1000) / 3;
@@ -154,8 +159,9 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     if (lost.signal.aborted) return false;
     shared.setLeader(true);
     log(`holding the publisher lock for ${config.catalogTopic}`);
-    // Renews the lease (the session is not idle, from now on: reading the topic may take a while) and notices a half-open
-    // connection, which raises no event: a query on it times out.
+    // Renews the lease from now on (reading the topic back may take longer than
+    // the lease), and notices a half-open connection, which raises no event: a
+    // query on it times out.
     timers.push(
       setInterval(() => {
         void Promise.race([

@@ -102,6 +102,9 @@ export class Pump {
       } catch (err) {
         // Nothing unacknowledged was marked; try the same work again later.
         this.deps.metrics.publishErrors.inc();
+        // A publish failure ends the leadership term (publisher.ts): the next
+        // term retries, after taking the lock again; it was logged there.
+        if (this.signal.aborted) return;
         const wait = backoffMs(this.failures++);
         if (this.failures <= 3 || this.failures % 20 === 0) {
           log(`publishing failed (attempt ${this.failures}), retrying in ${Math.round(wait)} ms: ${errorText(err)}`);
