@@ -1,6 +1,19 @@
 // The bridge: health/metrics listener plus the leadership loop. One bridge at a
 // time holds the publisher lock (a PostgreSQL session advisory lock) and
 // publishes; others wait on the lock and take over when its session ends.
+//
+// How a session ends, and so how fast a standby takes over:
+// - the leader crashes or is killed: the kernel closes its sockets, PostgreSQL
+//   ends the session at once, the lock is free (failover in ~1-2 s);
+// - the leader is frozen (SIGSTOP, VM pause) or its host vanishes: its TCP
+//   connection stays open (a stopped process's kernel still ACKs keepalives,
+//   so TCP keepalive and tcp_user_timeout never fire), so the lock session
+//   carries idle_session_timeout = the lease: PostgreSQL itself ends a session
+//   that has not run a query for that long. The leader runs one every third
+//   of the lease. No pg_terminate_backend from the standby (it would need a
+//   lease table and the right to signal backends), no clocks compared.
+// A leader that wakes up after losing its lease is fenced in Kafka (see
+// publisher.ts), so it cannot publish anything stale.
 import type http from "node:http";
 import type { Kafka } from "kafkajs";
 import pg from "pg";
@@ -16,10 +29,11 @@ import { Publisher } from "./publisher.ts";
 import { Pump, backoffMs, sleep } from "./pump.ts";
 import { startUsageAggregator } from "./usage/aggregator.ts";
 
-/** How often the leader checks that its lock session is still alive. */
-const LEASE_CHECK_MS = 5000;
 /** Old published outbox rows are deleted at most this often. */
 const CLEANUP_EVERY_MS = 3600_000;
+
+/** Errors the publisher already logged, so the leadership loop does not log them twice. */
+const reported = new WeakSet<object>();
 
 export interface RunningBridge {
   /** Graceful stop: finish the in-flight batch, release the lock, disconnect. */
@@ -78,7 +92,8 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
       try {
         led = await leaderSession(shared, stopping.signal);
       } catch (err) {
-        if (!stopping.signal.aborted) log(`publisher session ended: ${describeKafkaError(err, config.kafka)}`);
+        if (!stopping.signal.aborted && !reported.has(err as object))
+          log(`publisher session ended: ${describeKafkaError(err, config.kafka)}`);
       }
       if (stopping.signal.aborted) break;
       attempt = led ? 0 : attempt + 1;
@@ -117,14 +132,25 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     if (!lost.signal.aborted) log(`publisher lock session lost: ${err.message}`);
     lost.abort();
   });
-  session.on("end", () => lost.abort());
+  session.on("end", () => {
+    if (!lost.signal.aborted) log("publisher lock session ended");
+    lost.abort();
+  });
   const admin = shared.kafka.admin();
-  const publisher = new Publisher(shared.kafka, config.catalogTopic);
+  const publisher = new Publisher(shared.kafka, config.catalogTopic, (err) => {
+    // Logged even when the term is already ending: a refused (fenced) write is worth seeing.
+    log(`publishing failed, ending this leadership term: ${describeKafkaError(err, config.kafka)}`);
+    if (err && typeof err === "object") reported.add(err);
+    lost.abort();
+  });
+  const leaseCheckMs = (config.leaseSeconds * 1000) / 3;
   let pump: Pump | null = null;
   const timers: NodeJS.Timeout[] = [];
   let published = false;
   try {
     await session.connect();
+    // The lease (see the top of this file). Waiting for the lock is not idle.
+    await session.query("select set_config('idle_session_timeout', $1, false)", [`${config.leaseSeconds * 1000}`]);
     // Waiting for the lock must end when we stop: closing the connection does that.
     const cancelWait = () => void session.end().catch(() => {});
     lost.signal.addEventListener("abort", cancelWait);
@@ -133,13 +159,38 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     if (lost.signal.aborted) return false;
     shared.setLeader(true);
     log(`holding the publisher lock for ${config.catalogTopic}`);
+    // Renews the lease from now on (reading the topic back may take longer than
+    // the lease), and notices a half-open connection, which raises no event: a
+    // query on it times out.
+    timers.push(
+      setInterval(() => {
+        void Promise.race([
+          session.query("select 1"),
+          sleep(leaseCheckMs, lost.signal).then(() => Promise.reject(new Error("lease check timed out"))),
+        ]).catch((err) => {
+          if (!lost.signal.aborted) log(`publisher lock session check failed: ${errorText(err)}`);
+          lost.abort();
+        });
+      }, leaseCheckMs),
+    );
 
     // LISTEN before reading anything: a change committed after this point
     // notifies us; one committed before is in the snapshot or still pending.
     await session.query(`listen ${CATALOG_OUTBOX_CHANNEL}`);
+    // Fence earlier leaders before reading anything we will publish: what they
+    // committed is now on the topic for readTopic to see; nothing more of theirs
+    // can be.
+    await publisher.fence();
     const topicState = new Map<string, string>();
     pump = new Pump(
-      { pool: shared.pool, publisher, metrics: shared.metrics, topicState, outboxRetentionDays: config.outboxRetentionDays },
+      {
+        pool: shared.pool,
+        publisher,
+        metrics: shared.metrics,
+        topicState,
+        outboxRetentionDays: config.outboxRetentionDays,
+        beforeSend: stopBeforeSendHook(config.testStopBeforeSendAfterRows),
+      },
       lost.signal,
     );
     const activePump = pump;
@@ -157,18 +208,6 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     timers.push(setInterval(() => activePump.wake({ reconcile: true }), config.sweepSeconds * 1000));
     timers.push(setInterval(() => activePump.wake({ cleanup: true }), CLEANUP_EVERY_MS));
     activePump.wake({ cleanup: true });
-    // A half-open connection raises no event; a query on it times out.
-    timers.push(
-      setInterval(() => {
-        void Promise.race([
-          session.query("select 1"),
-          sleep(LEASE_CHECK_MS, lost.signal).then(() => Promise.reject(new Error("lease check timed out"))),
-        ]).catch((err) => {
-          if (!lost.signal.aborted) log(`publisher lock session check failed: ${errorText(err)}`);
-          lost.abort();
-        });
-      }, LEASE_CHECK_MS),
-    );
     await new Promise<void>((resolve) => (lost.signal.aborted ? resolve() : lost.signal.addEventListener("abort", () => resolve())));
     return true;
   } finally {
@@ -183,4 +222,19 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     await admin.disconnect().catch(() => {});
     if (published || stop.aborted) log(`released the publisher lock for ${config.catalogTopic}`);
   }
+}
+
+/** The zombie-leader test hook (config.testStopBeforeSendAfterRows); never set in production. */
+function stopBeforeSendHook(afterRows: number | undefined): ((rows: readonly { id: number }[]) => void) | undefined {
+  if (afterRows === undefined) return undefined;
+  let read = 0;
+  let done = false;
+  return (rows) => {
+    read += rows.length;
+    if (done || read < afterRows) return;
+    done = true;
+    log(`test hook: stopping the bridge (SIGSTOP) with outbox rows ${rows[0]?.id}..${rows.at(-1)?.id} read and not yet sent`);
+    // Synchronous: the process stops here; SIGCONT resumes it with the send.
+    process.kill(process.pid, "SIGSTOP");
+  };
 }

@@ -32,6 +32,7 @@ test("catalog topic and sweep interval default to the gateway's topic and 30 s",
   assert.equal(cfg.catalogTopic, "__sluice_catalog");
   assert.equal(cfg.sweepSeconds, 30);
   assert.equal(cfg.outboxRetentionDays, 7);
+  assert.equal(cfg.leaseSeconds, 15);
   const custom = loadConfig({ ...base, SLUICE_CATALOG_TOPIC: "my.catalog", SLUICE_BRIDGE_SWEEP_SECONDS: "3600" });
   assert.equal(custom.catalogTopic, "my.catalog");
   assert.equal(custom.sweepSeconds, 3600);
@@ -70,4 +71,10 @@ test("usage topic: the gateway's default, named by SLUICE_USAGE_TOPIC, never the
   assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_TOPIC: "bad topic" }), /SLUICE_USAGE_TOPIC/);
   assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_TOPIC: "__sluice_catalog" }), /SLUICE_USAGE_TOPIC: must differ/);
   assert.throws(() => loadConfig({ ...base, SLUICE_USAGE_RETENTION_SWEEP_SECONDS: "0" }), /SLUICE_USAGE_RETENTION_SWEEP_SECONDS/);
+});
+
+test("the lease is at least 3 s, naming the variable", () => {
+  assert.equal(loadConfig({ ...base, SLUICE_BRIDGE_LEASE_SECONDS: "6" }).leaseSeconds, 6);
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_LEASE_SECONDS: "2" }), /SLUICE_BRIDGE_LEASE_SECONDS/);
+  assert.throws(() => loadConfig({ ...base, SLUICE_BRIDGE_LEASE_SECONDS: "soon" }), /SLUICE_BRIDGE_LEASE_SECONDS/);
 });

@@ -20,6 +20,14 @@ export interface BridgeConfig {
    * SLUICE_BRIDGE_SWEEP_SECONDS, default 30.
    */
   sweepSeconds: number;
+  /**
+   * The publisher's lease: the lock session's idle_session_timeout, so
+   * PostgreSQL itself ends the session (and frees the lock) of a leader that has
+   * not shown life for this long (stopped, frozen or cut off), and the standby
+   * takes over. The leader checks in every third of it. Env
+   * SLUICE_BRIDGE_LEASE_SECONDS, default 15, at least 3.
+   */
+  leaseSeconds: number;
   /** Published outbox rows older than this are deleted. Env SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS, default 7. */
   outboxRetentionDays: number;
   /** The usage topic gateways report to (docs/usage.md). Env SLUICE_USAGE_TOPIC (the gateway's name too), default __sluice_usage. */
@@ -32,6 +40,13 @@ export interface BridgeConfig {
    * Env SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS.
    */
   testKillAfterUsageRecords?: number;
+  /**
+   * Test hook (integration tests only): once the drain has read this many
+   * outbox rows, the process SIGSTOPs itself with the batch in hand, before
+   * sending it: a zombie leader for the fencing test. Env
+   * SLUICE_BRIDGE_TEST_STOP_BEFORE_SEND_AFTER_ROWS.
+   */
+  testStopBeforeSendAfterRows?: number;
 }
 
 export class ConfigError extends Error {
@@ -85,8 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   const usageRetentionSweepSeconds = positiveNumber(env, "SLUICE_USAGE_RETENTION_SWEEP_SECONDS", 3600);
   const killAfter = env.SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS;
   const testKillAfterUsageRecords = killAfter ? positiveNumber(env, "SLUICE_BRIDGE_TEST_KILL_AFTER_USAGE_RECORDS", 1) : undefined;
+  const stopAfter = env.SLUICE_BRIDGE_TEST_STOP_BEFORE_SEND_AFTER_ROWS;
+  const testStopBeforeSendAfterRows = stopAfter ? positiveNumber(env, "SLUICE_BRIDGE_TEST_STOP_BEFORE_SEND_AFTER_ROWS", 1) : undefined;
   const sweepSeconds = positiveNumber(env, "SLUICE_BRIDGE_SWEEP_SECONDS", 30);
   const outboxRetentionDays = positiveNumber(env, "SLUICE_BRIDGE_OUTBOX_RETENTION_DAYS", 7);
+  const leaseSeconds = positiveNumber(env, "SLUICE_BRIDGE_LEASE_SECONDS", 15);
+  if (leaseSeconds < 3) throw new ConfigError(`SLUICE_BRIDGE_LEASE_SECONDS: "${leaseSeconds}" is below the minimum of 3`);
   let databaseUrl: string;
   try {
     databaseUrl = databaseUrlFromEnv(env);
@@ -101,9 +120,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
     kafka,
     catalogTopic,
     sweepSeconds,
+    leaseSeconds,
     outboxRetentionDays,
     usageTopic,
     usageRetentionSweepSeconds,
     ...(testKillAfterUsageRecords === undefined ? {} : { testKillAfterUsageRecords }),
+    ...(testStopBeforeSendAfterRows === undefined ? {} : { testStopBeforeSendAfterRows }),
   };
 }

@@ -1,6 +1,24 @@
 // Produces catalog records to partition 0 of the catalog topic and resolves
-// only once Kafka acknowledged them (acks=all). Idempotent with one request in
-// flight, so kafkajs' own retries can neither reorder nor duplicate records.
+// only once Kafka committed them (acks=all), one Kafka transaction per batch.
+//
+// Why transactions: they are the fence against a zombie leader. Every bridge
+// uses the same transactional.id for a topic, and a leader initialises it
+// (InitProducerId) once per leadership term, right after taking the lock and
+// before reading anything it will publish. That bumps the producer epoch:
+// Kafka aborts whatever transaction an earlier leader left open and refuses
+// every later produce or commit with the old epoch. So a leader that was
+// frozen (SIGSTOP, a VM pause, a long GC) while its lock expired cannot append
+// the stale rows it had read before it froze once it wakes up: anything it
+// committed came before the new leader's fence, hence before the new leader
+// read the topic and reconciled it with the database. Readers of the topic
+// (the gateway, the bridge itself) read read_committed, so aborted records
+// are never catalog state.
+//
+// A publisher is used for one term only: after any failure (fenced, Kafka
+// away, a timeout) it is broken and `onFailure` ends the term; the next term
+// takes the lock again before it fences again. Re-initialising within a term
+// could fence the rightful leader from a zombie and let the zombie publish
+// rows it read before it froze.
 import type { Kafka, Producer } from "kafkajs";
 
 export interface OutgoingRecord {
@@ -9,43 +27,77 @@ export interface OutgoingRecord {
   value: string | null;
 }
 
+/**
+ * How long Kafka keeps a transaction of a crashed leader open when no other
+ * bridge fences it (a standby fences at once). read_committed readers wait
+ * behind an open transaction, so it is short; a batch commits in milliseconds.
+ */
+const TRANSACTION_TIMEOUT_MS = 20_000;
+
+/** The transactional.id every bridge publishing `topic` shares. */
+export const transactionalIdFor = (topic: string) => `sluice-bridge.${topic}`;
+
 export class Publisher {
   private producer: Producer | null = null;
+  private broken: Error | null = null;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly topic: string,
+    /** Called once, with the first failure: the leadership term must end. */
+    private readonly onFailure: (err: unknown) => void,
   ) {}
+
+  /**
+   * Connects and fences every earlier holder of the transactional id (their
+   * open transaction is aborted, their later writes refused). Call once, while
+   * holding the publisher lock, before reading the topic.
+   */
+  async fence(): Promise<void> {
+    await this.guard(async () => {
+      const producer = this.kafka.producer({
+        transactionalId: transactionalIdFor(this.topic),
+        transactionTimeout: TRANSACTION_TIMEOUT_MS,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+      });
+      this.producer = producer;
+      await producer.connect();
+      // The first transaction() sends InitProducerId (the fence); committing
+      // an empty transaction sends nothing more.
+      await (await producer.transaction()).commit();
+    });
+  }
 
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return;
-    try {
-      this.producer ??= await this.connect();
-      await this.producer.send({
-        topic: this.topic,
-        acks: -1,
-        // One compressed-or-not batch per call keeps the order of `records`.
-        messages: records.map((r) => ({ key: r.key, value: r.value, partition: 0 })),
-      });
-    } catch (err) {
-      // After a failed send the producer's sequence state is unknown: start a
-      // fresh producer (new producer id) for the retry. A resend may duplicate
-      // records of the failed batch, in the same order: harmless for a
-      // compacted topic whose readers keep the last value per key.
-      await this.close();
-      throw err;
-    }
+    await this.guard(async () => {
+      if (!this.producer) throw new Error("the publisher was not fenced in (call fence() first)");
+      const txn = await this.producer.transaction();
+      try {
+        // One batch to one partition keeps the order of `records`.
+        await txn.send({ topic: this.topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value, partition: 0 })) });
+        await txn.commit();
+      } catch (err) {
+        // Best effort; a fenced or unreachable coordinator aborts it anyway
+        // (the next leader's fence, or the transaction timeout).
+        if (txn.isActive()) await txn.abort().catch(() => {});
+        throw err;
+      }
+    });
   }
 
-  private async connect(): Promise<Producer> {
-    const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  private async guard(work: () => Promise<void>): Promise<void> {
+    if (this.broken) throw new Error(`the publisher failed earlier in this term: ${this.broken.message}`);
     try {
-      await producer.connect();
+      await work();
     } catch (err) {
-      await producer.disconnect().catch(() => {});
+      this.broken = err instanceof Error ? err : new Error(String(err));
+      await this.close();
+      this.onFailure(err);
       throw err;
     }
-    return producer;
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import type pg from "pg";
 import { planRepublish } from "./catalog-diff.ts";
 import { errorText, log } from "./log.ts";
 import type { BridgeMetrics } from "./metrics.ts";
-import { deletePublished, markPublished, readPending } from "./outbox.ts";
+import { deletePublished, markPublished, readPending, type OutboxRow } from "./outbox.ts";
 import type { OutgoingRecord, Publisher } from "./publisher.ts";
 import { readSnapshot } from "./snapshot.ts";
 
@@ -20,6 +20,8 @@ export interface PumpDeps {
   /** The topic's current state (key → value), read at start and kept up to date by every publish. */
   topicState: Map<string, string>;
   outboxRetentionDays: number;
+  /** Test hook: sees each batch the drain read, before it is sent. */
+  beforeSend?: (rows: readonly OutboxRow[]) => void;
 }
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -100,6 +102,9 @@ export class Pump {
       } catch (err) {
         // Nothing unacknowledged was marked; try the same work again later.
         this.deps.metrics.publishErrors.inc();
+        // A publish failure ends the leadership term (publisher.ts): the next
+        // term retries, after taking the lock again; it was logged there.
+        if (this.signal.aborted) return;
         const wait = backoffMs(this.failures++);
         if (this.failures <= 3 || this.failures % 20 === 0) {
           log(`publishing failed (attempt ${this.failures}), retrying in ${Math.round(wait)} ms: ${errorText(err)}`);
@@ -123,6 +128,7 @@ export class Pump {
     while (!this.signal.aborted) {
       const rows = await readPending(this.deps.pool, BATCH_SIZE);
       if (rows.length === 0) return;
+      this.deps.beforeSend?.(rows);
       await this.deps.publisher.send(rows);
       this.acknowledged(rows);
       // If this update fails the rows are sent again on the retry: a duplicate

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { users } from "@sluice/db";
+import { accountLinks, loginAttempts, users } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
 import { actorFromUser, authorize } from "../lib/auth/actor";
@@ -32,11 +32,16 @@ describe("first admin", () => {
     assert.equal(first.kind, "setup-link");
     assert.equal((await db.select().from(users)).length, 0);
 
-    // A restart prints a new link and the old one stops working.
+    // A restart (or a second replica starting) prints the same link, still working.
     const second = await ensureFirstAdmin({ db, env: {} });
     assert.equal(second.kind, "setup-link");
     if (first.kind !== "setup-link" || second.kind !== "setup-link") return;
-    assert.equal(await findAccountLink({ db, token: tokenOf(first.url) }), undefined);
+    assert.equal(second.url, first.url);
+    assert.deepEqual(second.expiresAt, first.expiresAt);
+    assert.ok(await findAccountLink({ db, token: tokenOf(first.url) }));
+    // Only the token's hash is readable in the database; the sealed copy opens with SLUICE_SECRET_KEY only.
+    const [row] = await db.select().from(accountLinks);
+    assert.ok(row?.tokenCiphertext && !row.tokenCiphertext.includes(tokenOf(first.url)));
 
     await rejects(
       completeAccountLink({ db, token: tokenOf(second.url), input: { email: "ada@example.com", password: "short" } }),
@@ -55,6 +60,19 @@ describe("first admin", () => {
       404,
     );
     assert.deepEqual(await ensureFirstAdmin({ db, env: {} }), { kind: "exists" });
+    const [used] = await db.select().from(accountLinks);
+    assert.equal(used?.tokenCiphertext, null, "a used link keeps no sealed token");
+  });
+
+  test("a link sealed under another SLUICE_SECRET_KEY is replaced by a new one", async (t) => {
+    const db = await scratchDatabase(t);
+    const first = await ensureFirstAdmin({ db, env: {} });
+    await db.update(accountLinks).set({ tokenCiphertext: "v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA" });
+    const second = await ensureFirstAdmin({ db, env: {} });
+    if (first.kind !== "setup-link" || second.kind !== "setup-link") return assert.fail("setup links expected");
+    assert.notEqual(second.url, first.url);
+    assert.equal(await findAccountLink({ db, token: tokenOf(first.url) }), undefined);
+    assert.ok(await findAccountLink({ db, token: tokenOf(second.url) }));
   });
 
   test("or from SLUICE_ADMIN_EMAIL and SLUICE_ADMIN_PASSWORD, checked like any password", async (t) => {
@@ -79,6 +97,25 @@ describe("sign-in", () => {
       await rejects(signIn({ db, input: { email: "ops@example.com", password: `wrong ${i}` }, ip: `10.0.1.${i}` }), 401);
     // Even the right password is refused until the window passes.
     await rejects(signIn({ db, input: { email: "ops@example.com", password: TEST_PASSWORD }, ip: "10.0.2.1" }), 429);
+  });
+
+  test("attempts racing for the last free place in the window: at most one is checked", async (t) => {
+    const db = await scratchDatabase(t);
+    await ensureFirstAdmin({ db, env: { SLUICE_ADMIN_EMAIL: "ops@example.com", SLUICE_ADMIN_PASSWORD: TEST_PASSWORD } });
+    for (let i = 0; i < 4; i++)
+      await rejects(signIn({ db, input: { email: "ops@example.com", password: `wrong ${i}` }, ip: `10.0.3.${i}` }), 401);
+    const racing = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        signIn({ db, input: { email: "ops@example.com", password: `also wrong ${i}` }, ip: `10.0.4.${i}` }),
+      ),
+    );
+    const statuses = racing.map((r) => (r.status === "rejected" && r.reason instanceof AppError ? r.reason.status : 0));
+    const checked = statuses.filter((s) => s === 401).length;
+    // At most one (none when all six wrote their attempt before any counted: fail closed).
+    assert.ok(checked <= 1, `at most one attempt checked: ${statuses}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 6 - checked, `the rest refused: ${statuses}`);
+    // Refused attempts leave no trace.
+    assert.equal((await db.select().from(loginAttempts)).length, 4 + checked);
   });
 
   test("names the missing field", async (t) => {

@@ -508,7 +508,9 @@ export const loginAttempts = pgTable(
 /**
  * One-time links that let someone set a password: the first admin's setup link,
  * an invitation, a password reset. Only the token's SHA-256 is stored; a link
- * works once and until it expires.
+ * works once and until it expires. The first admin's setup link also keeps its
+ * token sealed under SLUICE_SECRET_KEY (token_ciphertext), so every portal
+ * replica, and every restart, prints the same working link until it is used.
  */
 export const accountLinks = pgTable(
   "account_links",
@@ -521,8 +523,12 @@ export const accountLinks = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     usedAt: timestamp("used_at", { withTimezone: true }),
+    tokenCiphertext: text("token_ciphertext"),
   },
-  (t) => [check("account_links_user", sql`(${t.purpose} = 'first_admin') = (${t.userId} is null)`)],
+  (t) => [
+    check("account_links_user", sql`(${t.purpose} = 'first_admin') = (${t.userId} is null)`),
+    check("account_links_sealed_token", sql`${t.tokenCiphertext} is null or ${t.purpose} = 'first_admin'`),
+  ],
 );
 
 /** Who changed what, when, with the entity before and after. Append-only. */

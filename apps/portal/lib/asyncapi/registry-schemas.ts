@@ -49,6 +49,9 @@ interface Cache {
   conversions: Map<string, Promise<ConvertedSchema>>;
   latest: Map<string, { at: number; answer: Promise<SubjectVersion> }>;
 }
+// Per portal process, and safe per replica (docs/portal.md, "Several
+// replicas"): a numbered version never changes in a registry, and "latest"
+// expires within LATEST_TTL_MS on every replica alike.
 const caches = new WeakMap<SchemaRegistry, Cache>();
 
 /**

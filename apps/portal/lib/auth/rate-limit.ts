@@ -1,6 +1,15 @@
-// Sign-in rate limiting, kept in PostgreSQL so it holds across portal instances.
-// Two windows: failures for one e-mail (guessing one account's password) and
-// failures from one address (trying many accounts).
+// Sign-in rate limiting, kept in PostgreSQL so it holds across portal replicas
+// (no per-process counter: every replica counts every replica's attempts).
+// Two sliding windows: failures for one e-mail (guessing one account's
+// password) and failures from one address (trying many accounts).
+//
+// An attempt is written down before the password is checked, as a failure
+// until proven otherwise, and the windows are counted after that write. So
+// concurrent attempts (on one replica or several) see each other: of N
+// attempts racing past a window with one free place, at most one proceeds —
+// a check-then-record scheme would let all N through. An attempt refused by
+// the limit removes its row again, so waiting out the window works however
+// often a locked-out user tried meanwhile.
 import { loginAttempts } from "@sluice/db";
 import { and, count, eq, gt, lt } from "drizzle-orm";
 
@@ -11,18 +20,27 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
 
-export async function assertLoginAllowed(options: { db: DbOrTx; email: string; ip: string }): Promise<void> {
-  const since = new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000);
+/**
+ * Records a sign-in attempt (as failed until finishLoginAttempt says
+ * otherwise) and returns its id, or throws 429 when the e-mail or the address
+ * already used up its window.
+ */
+export async function beginLoginAttempt(options: { db: DbOrTx; email: string; ip: string }): Promise<number> {
+  const email = options.email.toLowerCase();
+  const [attempt] = await options.db
+    .insert(loginAttempts)
+    .values({ email, ip: options.ip, succeeded: false })
+    .returning({ id: loginAttempts.id, at: loginAttempts.attemptedAt });
+  const since = new Date(attempt!.at.getTime() - LOGIN_WINDOW_SECONDS * 1000);
   const failures = (column: typeof loginAttempts.email | typeof loginAttempts.ip, value: string) =>
     options.db
       .select({ n: count() })
       .from(loginAttempts)
       .where(and(eq(column, value), eq(loginAttempts.succeeded, false), gt(loginAttempts.attemptedAt, since)));
-  const [[byEmail], [byIp]] = await Promise.all([
-    failures(loginAttempts.email, options.email.toLowerCase()),
-    failures(loginAttempts.ip, options.ip),
-  ]);
-  if ((byEmail?.n ?? 0) >= MAX_FAILURES_PER_EMAIL || (byIp?.n ?? 0) >= MAX_FAILURES_PER_IP) {
+  const [[byEmail], [byIp]] = await Promise.all([failures(loginAttempts.email, email), failures(loginAttempts.ip, options.ip)]);
+  // The counts include this attempt.
+  if ((byEmail?.n ?? 0) > MAX_FAILURES_PER_EMAIL || (byIp?.n ?? 0) > MAX_FAILURES_PER_IP) {
+    await options.db.delete(loginAttempts).where(eq(loginAttempts.id, attempt!.id));
     throw new AppError(
       "rate_limited",
       429,
@@ -31,12 +49,13 @@ export async function assertLoginAllowed(options: { db: DbOrTx; email: string; i
       LOGIN_WINDOW_SECONDS,
     );
   }
+  return attempt!.id;
 }
 
-export async function recordLoginAttempt(options: { db: DbOrTx; email: string; ip: string; succeeded: boolean }): Promise<void> {
-  await options.db.insert(loginAttempts).values({ email: options.email.toLowerCase(), ip: options.ip, succeeded: options.succeeded });
-  // A successful sign-in clears that account's failures; old rows are pruned as we go.
+/** Settles the attempt; a success clears the account's failures. Old rows are pruned as we go. */
+export async function finishLoginAttempt(options: { db: DbOrTx; attemptId: number; email: string; succeeded: boolean }): Promise<void> {
   if (options.succeeded) {
+    await options.db.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, options.attemptId));
     await options.db
       .delete(loginAttempts)
       .where(and(eq(loginAttempts.email, options.email.toLowerCase()), eq(loginAttempts.succeeded, false)));

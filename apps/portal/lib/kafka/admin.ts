@@ -30,6 +30,8 @@ interface Holder {
   inflight?: Promise<KafkaTopic[]>;
 }
 
+// Per portal process, and safe per replica (docs/portal.md, "Several
+// replicas"): a read-only view of Kafka's topics, at most CACHE_MS old.
 const holders = new Map<string, Holder>();
 
 export function kafkaBrokers(env: Record<string, string | undefined> = process.env): string[] {

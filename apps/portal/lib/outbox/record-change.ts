@@ -44,4 +44,13 @@ function toJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (key, v) => (SECRET_FIELDS.has(key) ? "[redacted]" : v)));
 }
 
-const SECRET_FIELDS = new Set(["passwordHash", "privateKeyCiphertext", "secretHash", "tokenHash", "csrfToken", "token", "password"]);
+const SECRET_FIELDS = new Set([
+  "passwordHash",
+  "privateKeyCiphertext",
+  "secretHash",
+  "tokenHash",
+  "csrfToken",
+  "token",
+  "password",
+  "tokenCiphertext",
+]);

@@ -2,7 +2,9 @@
 // deliverDueWebhooks, never two at once. Started by instrumentation.ts when the
 // server starts; it reads the settings on every pass, so a webhook configured
 // later (or removed) needs no code path of its own. Failures are logged once
-// per kind, never with the secret.
+// per kind, never with the secret. Every replica runs one: `running` only keeps
+// this process's passes from overlapping; across replicas, claiming a delivery
+// in PostgreSQL (deliver-due-webhooks.ts) decides who sends it.
 import { getDb } from "../db";
 import { deliverDueWebhooks } from "../domain/webhooks/deliver-due-webhooks";
 import { webhookSettings } from "../config";

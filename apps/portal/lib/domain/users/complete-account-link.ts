@@ -27,7 +27,8 @@ export async function completeAccountLink(options: { db: Database; token: string
       .for("update");
     const link = locked && (await findAccountLink({ db: tx, token: options.token }));
     if (!link) throw linkGone();
-    await tx.update(accountLinks).set({ usedAt: new Date() }).where(eq(accountLinks.tokenHash, link.tokenHash));
+    // A used link's sealed token (first admin) has no further use: drop it.
+    await tx.update(accountLinks).set({ usedAt: new Date(), tokenCiphertext: null }).where(eq(accountLinks.tokenHash, link.tokenHash));
 
     if (link.purpose === "first_admin") {
       const input = parseInput(firstAdminInput, options.input);

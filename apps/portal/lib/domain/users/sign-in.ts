@@ -5,7 +5,7 @@ import { eq, sql } from "drizzle-orm";
 
 import { actorFromUser } from "../../auth/actor";
 import { decoyHash, verifyPassword } from "../../auth/password";
-import { assertLoginAllowed, recordLoginAttempt } from "../../auth/rate-limit";
+import { beginLoginAttempt, finishLoginAttempt } from "../../auth/rate-limit";
 import { createSession } from "../../auth/sessions";
 import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
@@ -15,7 +15,7 @@ import { signInInput } from "../../validation/users";
 
 export async function signIn(options: { db: Database; input: unknown; ip: string; userAgent?: string }) {
   const { email, password } = parseInput(signInInput, options.input);
-  await assertLoginAllowed({ db: options.db, email, ip: options.ip });
+  const attemptId = await beginLoginAttempt({ db: options.db, email, ip: options.ip });
 
   const [user] = await options.db
     .select()
@@ -24,7 +24,7 @@ export async function signIn(options: { db: Database; input: unknown; ip: string
     .limit(1);
   const ok = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
   const usable = ok && user?.passwordHash && !user.disabledAt;
-  await recordLoginAttempt({ db: options.db, email, ip: options.ip, succeeded: Boolean(usable) });
+  await finishLoginAttempt({ db: options.db, attemptId, email, succeeded: Boolean(usable) });
   if (!usable)
     throw new AppError("unauthenticated", 401, "The e-mail or password is wrong.", [
       { field: "password", message: "the e-mail or password is wrong" },

@@ -1,0 +1,2 @@
+ALTER TABLE "account_links" ADD COLUMN "token_ciphertext" text;--> statement-breakpoint
+ALTER TABLE "account_links" ADD CONSTRAINT "account_links_sealed_token" CHECK ("account_links"."token_ciphertext" is null or "account_links"."purpose" = 'first_admin');
