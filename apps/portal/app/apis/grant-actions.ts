@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 
 import type { FormState } from "@/lib/actions/form-state";
-import { runFormAction } from "@/lib/actions/run-form-action";
+import { formObject, runFormAction } from "@/lib/actions/run-form-action";
 import { grantEndpoints } from "@/lib/domain/grants/grant-endpoints";
 import { grantEndpointsInput } from "@/lib/validation/apps";
 
@@ -26,6 +26,8 @@ export async function grantFromCatalogAction(_prev: FormState, form: FormData): 
       ok: true,
       message: `Granted ${grants.map((g) => `${g.endpointPattern} (${g.operations.join(", ")})`).join(", ")}.`,
       warnings: warnings.length ? warnings : undefined,
+      // Kept after success too: the dialog links to the chosen app and keeps its choices.
+      values: formObject(form),
     };
   });
 }

@@ -9,7 +9,10 @@ const text = (form: FormData, name: string) => String(form.get(name) ?? "");
 
 /** "Create a topic" in the endpoint form; the created topic comes back in values for the form to select. */
 export async function createTopicAction(_prev: FormState, form: FormData): Promise<FormState> {
-  const read = (f: FormData) => ({ name: text(f, "topicName").trim(), partitions: text(f, "topicPartitions") || undefined });
+  const read = (f: FormData) => {
+    const partitions = text(f, "topicPartitions").trim();
+    return { name: text(f, "topicName").trim(), partitions: partitions === "" ? undefined : Number(partitions) };
+  };
   const state = await runFormAction(form, { role: "editor", read, schema: createTopicInput }, async ({ db, actor, input }) => {
     const topic = await createTopic({ db, actor, input });
     return {

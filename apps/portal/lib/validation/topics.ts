@@ -16,7 +16,7 @@ export const createTopicInput = z.object({
         ctx.addIssue({ code: "custom", message: "may not start with __ (Kafka's and Sluice's internal topics)" });
     })
     .describe("Kafka's rule for topic names: 1–249 characters of A–Z a–z 0–9 . _ -, not . or .., and not starting with __"),
-  partitions: z.coerce
+  partitions: z
     .number({ error: "must be a whole number" })
     .int("must be a whole number")
     .min(1, "must be at least 1")
