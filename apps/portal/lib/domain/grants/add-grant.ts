@@ -4,11 +4,11 @@
 // puts the pattern under the plan's limits in the app's catalog record.
 // Grants are patterns, not endpoint rows: a grant may name an endpoint that is
 // defined later (grant-warnings.ts says so before it is saved). Tokens minted earlier keep what they carry until revoked.
-import { appGrants, type AppGrant } from "@sluice/db";
+import { appGrants, type AppGrant, type Plan } from "@sluice/db";
 
 import type { AuthorizedActor } from "../../auth/actor";
 import { recordChange } from "../../outbox/record-change";
-import type { Database, Tx } from "../../db";
+import type { Database } from "../../db";
 import type { TopicLookup } from "../../kafka/admin";
 import { conflict, translateConstraint } from "../../errors";
 import type { AddGrantInput } from "../../validation/apps";
@@ -55,9 +55,38 @@ export async function addGrants(options: {
   );
   try {
     return await options.db.transaction(async (tx) => {
+      // Every plan before the app: the lock order of current-app-records.ts.
+      const plans: (Plan | null)[] = [];
+      for (const input of options.inputs) plans.push(input.planId ? await planForGrant(tx, input.planId, input.endpointPattern) : null);
+      // FOR UPDATE, not share: a grant under a plan rewrites the app record, and two such changes must not interleave.
+      const app = await loadApp({ db: tx, actor: options.actor, appId: options.appId, lock: "update" });
+      if (app.kind === "console")
+        throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
       const added: AddedGrant[] = [];
-      for (const [i, input] of options.inputs.entries())
-        added.push({ ...(await insertGrant(tx, options.actor, options.appId, input)), warnings: warnings[i]! });
+      for (const [i, input] of options.inputs.entries()) {
+        const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
+        const [grant] = await tx
+          .insert(appGrants)
+          .values({
+            appId: app.id,
+            endpointPattern: input.endpointPattern,
+            operations,
+            grantedBy: options.actor.userId || null,
+            planId: plans[i]?.id ?? null,
+          })
+          .returning();
+        added.push({ ...grant!, warnings: warnings[i]! });
+      }
+      // One audit entry per grant; the app's record (its plans' limits) once, after all of them, with the last.
+      const catalog = plans.some(Boolean) ? await currentAppRecords(tx, [app.id]) : [];
+      for (const [i, { warnings: _, ...grant }] of added.entries())
+        await recordChange(tx, options.actor, {
+          action: "grant.create",
+          entityType: "app_grant",
+          entityId: grant.id,
+          after: grant,
+          catalog: i === added.length - 1 ? catalog : [],
+        });
       if (options.dryRun) throw new DryRun(added);
       return added;
     });
@@ -76,32 +105,5 @@ export async function addGrant(options: {
   topics?: TopicLookup;
 }): Promise<AddedGrant> {
   const [grant] = await addGrants({ ...options, inputs: [options.input] });
-  return grant!;
-}
-
-async function insertGrant(tx: Tx, actor: AuthorizedActor<"editor">, appId: string, input: AddGrantInput): Promise<AppGrant> {
-  // The plan before the app: the lock order of current-app-records.ts.
-  const plan = input.planId ? await planForGrant(tx, input.planId, input.endpointPattern) : null;
-  // FOR UPDATE, not share: a grant under a plan rewrites the app record, and two such changes must not interleave.
-  const app = await loadApp({ db: tx, actor, appId, lock: "update" });
-  if (app.kind === "console") throw conflict("appId", "the live console's app has no grants: each console token names its one endpoint");
-  const operations = (["subscribe", "publish"] as const).filter((op) => input.operations.includes(op));
-  const [grant] = await tx
-    .insert(appGrants)
-    .values({
-      appId: app.id,
-      endpointPattern: input.endpointPattern,
-      operations,
-      grantedBy: actor.userId || null,
-      planId: plan?.id ?? null,
-    })
-    .returning();
-  await recordChange(tx, actor, {
-    action: "grant.create",
-    entityType: "app_grant",
-    entityId: grant!.id,
-    after: grant,
-    catalog: plan ? await currentAppRecords(tx, [app.id]) : [],
-  });
   return grant!;
 }
