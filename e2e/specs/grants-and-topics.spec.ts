@@ -46,7 +46,7 @@ test("grant an endpoint to an app from its page, then mint a token for the app t
   await expect(dialog).toBeVisible();
   // Subscribe-only endpoint: publish is not offered.
   await expect(dialog.getByRole("checkbox", { name: "Publish" })).toHaveCount(0);
-  await dialog.getByLabel("App").selectOption({ label: appName });
+  await dialog.getByLabel("App", { exact: true }).selectOption({ label: appName });
   await dialog.getByRole("checkbox", { name: "Subscribe" }).check();
   await dialog.getByRole("button", { name: "Grant", exact: true }).click();
   await expect(dialog.getByTestId("form-message")).toHaveText(`Granted /${topic}/* (subscribe).`);
