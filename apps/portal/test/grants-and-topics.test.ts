@@ -279,28 +279,50 @@ describe("topics", () => {
     assert.ok(list.data!.items.some((t) => t.name === name));
   });
 
-  test("on the secured listener as the portal's SCRAM user, whom the ACLs deny a topic: 403 naming the principal and the CREATE ACL", async () => {
+  test("on the secured listener as the portal's SCRAM user, whom the ACLs deny CREATE: 403 naming the principal and the ACL, nothing created", async () => {
     const secured = securedKafkaFromEnv();
+    const prefix = `portal-nocreate-${randomBytes(3).toString("hex")}-`;
+    const name = `${prefix}x`;
+    // The stack lets every Sluice principal do anything; deny the portal's user CREATE for this test (a deny wins).
+    // kafkajs is CommonJS: its ACL enums are on the default export only.
+    const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } = (await import("kafkajs")).default;
+    const superuser = new Kafka({ brokers: (saved.KAFKA_BROKERS ?? "").split(","), logLevel: logLevel.NOTHING }).admin();
+    const deny = [
+      { resourceType: AclResourceTypes.CLUSTER, resourceName: "kafka-cluster", resourcePatternType: ResourcePatternTypes.LITERAL },
+      { resourceType: AclResourceTypes.TOPIC, resourceName: prefix, resourcePatternType: ResourcePatternTypes.PREFIXED },
+    ].map((resource) => ({
+      ...resource,
+      principal: "User:sluice-portal",
+      host: "*",
+      operation: AclOperationTypes.CREATE,
+      permissionType: AclPermissionTypes.DENY,
+    }));
+    await superuser.connect();
+    await superuser.createAcls({ acl: deny });
     process.env.SLUICE_KAFKA_MODE = "external";
     process.env.SLUICE_TOPIC_CREATION = "on";
-    for (const name of Object.keys(process.env))
-      if (name.startsWith("KAFKA_SASL_") || name.startsWith("KAFKA_TLS_")) delete process.env[name];
+    for (const key of Object.keys(process.env)) if (key.startsWith("KAFKA_SASL_") || key.startsWith("KAFKA_TLS_")) delete process.env[key];
     Object.assign(process.env, scramSettings(secured, "sluice-portal"));
     try {
+      // ACLs reach the brokers through the metadata log: give them a moment.
+      await new Promise((r) => setTimeout(r, 1_500));
       const refused = await status(() =>
-        createTopic({ db, actor: editorActor(), input: input({ name: secured.aclDeniedTopic }), brokers: secured.saslSslBrokers }),
+        createTopic({ db, actor: editorActor(), input: input({ name }), brokers: secured.saslSslBrokers }),
       );
       assert.equal(refused.status, 403, refused.message);
       assert.ok(refused.message.includes("User:sluice-portal (KAFKA_SASL_USERNAME)"), refused.message);
-      assert.ok(refused.message.includes(`CREATE on topic ${secured.aclDeniedTopic}`), refused.message);
+      assert.ok(refused.message.includes(`CREATE on the topic ${name} (or on the cluster)`), refused.message);
       assert.ok(!refused.message.includes(secured.users["sluice-portal"]!), "no password in the message");
-      assert.deepEqual(await auditRows(secured.aclDeniedTopic, "topic.create"), []);
+      assert.deepEqual(await auditRows(name, "topic.create"), []);
+      assert.ok(!(await superuser.listTopics()).includes(name), "the topic was created");
     } finally {
-      for (const name of Object.keys(process.env))
-        if (name.startsWith("KAFKA_SASL_") || name.startsWith("KAFKA_TLS_")) delete process.env[name];
+      for (const key of Object.keys(process.env))
+        if (key.startsWith("KAFKA_SASL_") || key.startsWith("KAFKA_TLS_")) delete process.env[key];
       delete process.env.KAFKA_SECURITY_PROTOCOL;
       if (saved.KAFKA_SECURITY_PROTOCOL !== undefined) process.env.KAFKA_SECURITY_PROTOCOL = saved.KAFKA_SECURITY_PROTOCOL;
       await closeKafkaAdmins();
+      await superuser.deleteAcls({ filters: deny });
+      await superuser.disconnect();
     }
   });
 });

@@ -247,7 +247,8 @@ export async function createKafkaTopic(topic: { name: string; partitions: number
         return {
           kind: "denied",
           principal: describePrincipal(holder.settings!),
-          acl: `CREATE on ${type === "CLUSTER_AUTHORIZATION_FAILED" ? "the cluster" : `topic ${topic.name}`}`,
+          // Kafka lets a principal create a topic with CREATE on the cluster or on that topic (a prefixed pattern covers many).
+          acl: type === "CLUSTER_AUTHORIZATION_FAILED" ? "CREATE on the cluster" : `CREATE on the topic ${topic.name} (or on the cluster)`,
         };
       if (type === "INVALID_PARTITIONS" || type === "INVALID_REPLICATION_FACTOR" || type === "POLICY_VIOLATION")
         return { kind: "refused", error: type, field: "partitions" };
