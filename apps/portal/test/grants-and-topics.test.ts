@@ -18,7 +18,7 @@ import { AppError } from "../lib/errors";
 import { closeKafkaAdmins, findKafkaTopic, listKafkaTopics } from "../lib/kafka/admin";
 import { parseInput } from "../lib/validation/parse";
 import { createTopicInput } from "../lib/validation/topics";
-import { auditRows, createTopic as createTestTopic, fieldsOf, uniqueName } from "./catalog-helpers";
+import { auditRows, createTopic as createTestTopic, fieldsOf, outboxRows, uniqueName } from "./catalog-helpers";
 import { db, seedUser, type SeededUser } from "./helpers";
 
 let editor: SeededUser;
@@ -170,6 +170,42 @@ describe("Grant to an app… (grantEndpoints)", () => {
     );
   });
 
+  test("under a plan: every grant carries it, and the app's record goes out once, with all the patterns under the plan's limits", async () => {
+    const app = await newApp();
+    const plan = await editor.api.POST("/apis/{apiId}/plans", {
+      params: { path: { apiId } },
+      body: { name: uniqueName("Gold"), limits: { connections: 3 } },
+    });
+    assert.ok(plan.data, JSON.stringify(plan.error));
+    // A topic of this API only: the first topic's wildcard also reaches the other API's endpoint, which no plan may span.
+    const own = await createTestTopic("grants-plan");
+    const ownEndpoint = await editor.api.POST("/apis/{apiId}/endpoints", {
+      params: { path: { apiId } },
+      body: { path: `/${own}/{id}`, operations: ["subscribe"] } as never,
+    });
+    assert.ok(ownEndpoint.data, JSON.stringify(ownEndpoint.error));
+    const before = (await outboxRows(`app/${app.id}`)).length;
+    const grants = await grantEndpoints({
+      db,
+      actor: authorize(editor.actor, "editor"),
+      appId: app.id,
+      apiId,
+      endpointIds: [ownEndpoint.data.id, endpointIds.exact!],
+      operations: ["subscribe"],
+      planId: plan.data.id,
+    });
+    assert.deepEqual(
+      grants.map((g) => g.planId),
+      [plan.data.id, plan.data.id],
+    );
+    const rows = await outboxRows(`app/${app.id}`);
+    assert.equal(rows.length, before + 1, "one app record for the whole call");
+    const record = rows.at(-1)!.recordValue as { limits?: { plan: string; patterns: string[]; connections: number | null }[] };
+    assert.deepEqual(record.limits, [
+      { ...record.limits![0]!, plan: plan.data.id, patterns: [`/${own}/*`, `/${topic}/eu/orders`].sort(), connections: 3 },
+    ]);
+  });
+
   test("an endpoint of another API, or operations none of the endpoints allow, name their field", async () => {
     const app = await newApp();
     const actor = authorize(editor.actor, "editor");
@@ -285,7 +321,8 @@ describe("topics", () => {
     const name = `${prefix}x`;
     // The stack lets every Sluice principal do anything; deny the portal's user CREATE for this test (a deny wins).
     // kafkajs is CommonJS: its ACL enums are on the default export only.
-    const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } = (await import("kafkajs")).default;
+    const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } = (await import("kafkajs"))
+      .default;
     const superuser = new Kafka({ brokers: (saved.KAFKA_BROKERS ?? "").split(","), logLevel: logLevel.NOTHING }).admin();
     const deny = [
       { resourceType: AclResourceTypes.CLUSTER, resourceName: "kafka-cluster", resourcePatternType: ResourcePatternTypes.LITERAL },
