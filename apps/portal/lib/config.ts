@@ -105,3 +105,30 @@ export function webhookSettings(): WebhookSettings | undefined {
     throw new AppError("misconfigured", 500, "SLUICE_WEBHOOK_SECRET must be at least 32 characters (openssl rand -hex 32).");
   return { url, secret };
 }
+
+/**
+ * Whether the portal's Kafka is the stack's own (SLUICE_KAFKA_MODE=local, which
+ * `./sluice start` sets when it runs Kafka itself) rather than a cluster someone
+ * else runs. Unset counts as external: the safe default for any other deployment.
+ */
+export function kafkaIsLocal(): boolean {
+  return env("SLUICE_KAFKA_MODE") === "local";
+}
+
+/**
+ * Whether editors may create Kafka topics from the portal. On with the stack's
+ * own Kafka; with an external one only when the operator sets
+ * SLUICE_TOPIC_CREATION=on (and then the cluster's ACLs decide through the
+ * portal's principal). SLUICE_TOPIC_CREATION=off turns it off everywhere.
+ */
+export function topicCreationEnabled(): boolean {
+  const raw = env("SLUICE_TOPIC_CREATION");
+  if (raw === undefined) return kafkaIsLocal();
+  if (raw !== "on" && raw !== "off")
+    throw new AppError(
+      "misconfigured",
+      500,
+      `SLUICE_TOPIC_CREATION must be on or off (unset: on only with the stack's own Kafka), got "${raw}".`,
+    );
+  return raw === "on";
+}

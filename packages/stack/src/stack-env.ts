@@ -39,6 +39,8 @@ export function stackEnv(config: StackConfig, infra: Infra, extra: NodeJS.Proces
     KAFKA_BROKERS: infra.kafkaBrokers.join(","),
     SCHEMA_REGISTRY_URL: infra.schemaRegistryUrl,
     KAFKAJS_NO_PARTITIONER_WARNING: "1",
+    // The portal offers topic creation with the stack's own Kafka only (unless SLUICE_TOPIC_CREATION says otherwise).
+    SLUICE_KAFKA_MODE: config.externalKafkaBrokers ? "external" : "local",
     SLUICE_GATEWAY_ADDR: `${config.host}:${config.ports.gateway}`,
     SLUICE_BRIDGE_ADDR: `${config.host}:${config.ports.bridge}`,
     SLUICE_GATEWAY_HEALTH_URL: `${serviceUrl(config, config.ports.gateway)}/healthz`,

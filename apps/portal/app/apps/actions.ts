@@ -62,10 +62,22 @@ export async function addGrantAction(_prev: FormState, form: FormData): Promise<
     operations: f.getAll("operations").map(String),
     planId: text(f, "planId") || null,
   });
+  const confirmed = text(form, "confirm") === "1";
   const state = await runFormAction(form, { role: "editor", read, schema: addGrantInput }, async ({ db, actor, input }) => {
+    // A grant that matches no endpoint or topic is shown first, with every check run but nothing saved; the user confirms or edits.
+    if (!confirmed) {
+      const preview = await addGrant({ db, actor, appId, input, dryRun: true });
+      if (preview.warnings.length)
+        return {
+          ok: false,
+          message: `${preview.endpointPattern} is not saved yet: check the warnings, then grant it anyway or change it.`,
+          warnings: preview.warnings.map((w) => w.message),
+          values: formObject(form),
+        };
+    }
     const grant = await addGrant({ db, actor, appId, input });
     revalidatePath(`/apps/${appId}`);
-    return { ok: true, message: `Granted ${grant!.endpointPattern}.` };
+    return { ok: true, message: `Granted ${grant.endpointPattern}.` };
   });
   return state;
 }

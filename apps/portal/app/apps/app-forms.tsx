@@ -93,7 +93,14 @@ function PlanOptions({ plans }: { plans: PlanChoice[] }) {
   );
 }
 
-export function AddGrantForm({ appId, plans }: { appId: string; plans: PlanChoice[] }) {
+/** An endpoint of the catalog, offered by the grant form. */
+export interface EndpointChoice {
+  path: string;
+  apiName: string;
+  apiVersion: string;
+}
+
+export function AddGrantForm({ appId, plans, endpoints }: { appId: string; plans: PlanChoice[]; endpoints: EndpointChoice[] }) {
   const [state, action] = useActionState(addGrantAction, initial);
   return (
     <form action={action} className="space-y-3" noValidate aria-label="Add grant">
@@ -104,12 +111,23 @@ export function AddGrantForm({ appId, plans }: { appId: string; plans: PlanChoic
           label="Endpoint pattern"
           name="endpointPattern"
           required
-          placeholder="/prices/* or /orders/eu"
+          placeholder="/prices/{symbol}, /prices/* or /orders/eu"
+          // Keyed by the submitted value: React resets a form after its action, and an input only takes its defaultValue when mounted.
+          key={`pattern-${formValue(state, "endpointPattern")}`}
           defaultValue={formValue(state, "endpointPattern")}
-          hint="An endpoint path (/topic/key) or a wildcard ending in /* that covers every path below it; /* covers everything."
+          list="grant-endpoint-choices"
+          autoComplete="off"
+          hint="Type to search the catalog's endpoints, or write a path (/topic/key), a parameterised path as the catalog shows it (/topic/{param}: every key), or a wildcard ending in /* that covers every path below it; /* covers everything."
           error={state.fieldErrors?.endpointPattern}
           className="font-mono"
         />
+        <datalist id="grant-endpoint-choices">
+          {endpoints.map((e) => (
+            <option key={e.path} value={e.path}>
+              {e.apiName} v{e.apiVersion}
+            </option>
+          ))}
+        </datalist>
         <CheckboxGroup
           legend="Operations"
           name="operations"
@@ -119,12 +137,14 @@ export function AddGrantForm({ appId, plans }: { appId: string; plans: PlanChoic
           ]}
           defaultChecked={formValues(state, "operations", ["subscribe"])}
           error={state.fieldErrors?.operations ?? state.fieldErrors?.["operations.0"]}
+          key={`ops-${JSON.stringify(state.values?.operations ?? "")}`}
         />
       </div>
       {plans.length ? (
         <SelectField
           label="Plan"
           name="planId"
+          key={`plan-${formValue(state, "planId")}`}
           defaultValue={formValue(state, "planId")}
           hint="The plan's limits govern the pattern on every gateway; it must be a plan of the one API whose endpoints the pattern reaches."
           error={state.fieldErrors?.planId}
@@ -133,7 +153,27 @@ export function AddGrantForm({ appId, plans }: { appId: string; plans: PlanChoic
         </SelectField>
       ) : null}
       <FormMessage state={state} />
-      <SubmitButton pendingText="Adding…">Add grant</SubmitButton>
+      {state.warnings?.length ? (
+        <ul
+          className="list-disc space-y-1 rounded-md border border-amber-300 bg-amber-50 py-2 pr-3 pl-8 text-sm text-amber-950"
+          data-testid="grant-warnings"
+        >
+          {state.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
+      {/* "Check again" comes first: Enter in the field submits the form's first button, and must not confirm a warning unseen. */}
+      <div className="flex flex-wrap gap-3">
+        <SubmitButton variant={state.warnings?.length ? "secondary" : "primary"} pendingText="Adding…">
+          {state.warnings?.length ? "Check again" : "Add grant"}
+        </SubmitButton>
+        {state.warnings?.length ? (
+          <SubmitButton name="confirm" value="1" pendingText="Adding…">
+            Grant anyway
+          </SubmitButton>
+        ) : null}
+      </div>
     </form>
   );
 }

@@ -13,6 +13,8 @@ export interface FormState {
   values?: Record<string, string | string[]>;
   /** A one-time secret to show (a minted token, a new API key, an invitation link). */
   secret?: string;
+  /** What the change would not do yet, shown before it is saved; the user confirms (resubmits with confirm=1) or edits. */
+  warnings?: string[];
 }
 
 export const initialFormState: FormState = { ok: false };

@@ -58,17 +58,19 @@ export function buildOpenApiDocument(routes: RouteDef[] = allRoutes) {
       }
     }
     const success = String(route.status ?? (route.response === null ? 204 : 200));
-    const responses: Record<string, unknown> = {
-      [success]:
-        route.response === null
-          ? { description: "Done" }
-          : {
-              description: "Success",
-              content: {
-                [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") },
-                ...Object.fromEntries((route.alternateContentTypes ?? []).map((type) => [type, { schema: { type: "string" } }])),
-              },
+    const body =
+      route.response === null
+        ? { description: "Done" }
+        : {
+            description: "Success",
+            content: {
+              [route.responseContentType ?? "application/json"]: { schema: convert(route.response, "output") },
+              ...Object.fromEntries((route.alternateContentTypes ?? []).map((type) => [type, { schema: { type: "string" } }])),
             },
+          };
+    const responses: Record<string, unknown> = {
+      [success]: body,
+      ...Object.fromEntries((route.otherStatuses ?? []).map((status) => [String(status), body])),
       default: {
         description: "An error (problem+json naming the bad field)",
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },

@@ -46,6 +46,8 @@ export interface RouteDef<
   response: z.ZodType | null;
   /** Success status, default 200. */
   status?: number;
+  /** Other success statuses answered with the same body (a dry run's 200); the handler returns its own Response for them. */
+  otherStatuses?: number[];
   /**
    * The success body's media type in the OpenAPI document, default application/json.
    * A route with another type returns its own Response (the router only writes JSON).

@@ -136,12 +136,16 @@ function fetchTopics(brokers: string[], holder: Holder): Promise<KafkaTopic[]> {
   });
 }
 
-/** The Kafka protocol error type (`TOPIC_AUTHORIZATION_FAILED`, …) of a kafkajs error or of one it wraps. */
+/**
+ * The Kafka protocol error type (`TOPIC_AUTHORIZATION_FAILED`, …) of a kafkajs
+ * error or of one it wraps (a cause, or the first of an aggregate's errors, as
+ * createTopics throws them).
+ */
 function protocolErrorType(err: unknown): string | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 8; depth++) {
-    const { type, cause } = e as Error & { type?: unknown; cause?: unknown };
+    const { type, cause, errors } = e as Error & { type?: unknown; cause?: unknown; errors?: unknown };
     if (typeof type === "string") return type;
-    e = cause;
+    e = cause ?? (Array.isArray(errors) ? errors[0] : undefined);
   }
   return undefined;
 }
@@ -209,6 +213,53 @@ export async function findKafkaTopic(name: string, options: { brokers?: string[]
   const result = await describeTopic(name, brokers, holder);
   // A topic created since the list was cached: the next listing must show it too.
   if (result.kind === "found") holder.cache = undefined;
+  return result;
+}
+
+/** What Kafka answered a topic creation. */
+export type CreateTopicResult =
+  | { kind: "created" }
+  | { kind: "exists" }
+  /** principal: who Kafka refused (describePrincipal); acl: the permission it lacks. */
+  | { kind: "denied"; principal: string; acl: string }
+  /** Kafka refused the request itself (a partition count over a policy's limit, …): error is its error type. */
+  | { kind: "refused"; error: string; field: "name" | "partitions" };
+
+/**
+ * Creates a topic with the portal's Kafka client, so the cluster's ACLs decide
+ * (CREATE on the topic or the cluster). Replication follows the brokers'
+ * default.replication.factor. Waits for the partitions' leaders, so an endpoint
+ * defined and subscribed at once finds the topic serving. Throws a 503 AppError
+ * when Kafka cannot be reached.
+ */
+export async function createKafkaTopic(topic: { name: string; partitions: number }, options: { brokers?: string[] } = {}) {
+  const brokers = options.brokers ?? kafkaBrokers();
+  const holder = holderFor(brokers);
+  const result = await withAdmin(brokers, holder, async (admin): Promise<CreateTopicResult> => {
+    try {
+      const created = await admin.createTopics({
+        topics: [{ topic: topic.name, numPartitions: topic.partitions }],
+        waitForLeaders: true,
+        timeout: 5_000,
+      });
+      return created ? { kind: "created" } : { kind: "exists" };
+    } catch (err) {
+      const type = protocolErrorType(err);
+      if (type === "TOPIC_AUTHORIZATION_FAILED" || type === "CLUSTER_AUTHORIZATION_FAILED")
+        return {
+          kind: "denied",
+          principal: describePrincipal(holder.settings!),
+          // Kafka lets a principal create a topic with CREATE on the cluster or on that topic (a prefixed pattern covers many).
+          acl: type === "CLUSTER_AUTHORIZATION_FAILED" ? "CREATE on the cluster" : `CREATE on the topic ${topic.name} (or on the cluster)`,
+        };
+      if (type === "INVALID_PARTITIONS" || type === "INVALID_REPLICATION_FACTOR" || type === "POLICY_VIOLATION")
+        return { kind: "refused", error: type, field: "partitions" };
+      if (type === "INVALID_TOPIC_EXCEPTION") return { kind: "refused", error: type, field: "name" };
+      throw err;
+    }
+  });
+  // The next listing must show the new topic.
+  holder.cache = undefined;
   return result;
 }
 

@@ -9,11 +9,13 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
 import { Table, Td, Th } from "@/components/ui/table";
-import { hasRole } from "@/lib/auth/actor";
+import { hasRole, tryAuthorize } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
+import { listGrantChoices } from "@/lib/domain/grants/list-grant-choices";
+import { listGrantableApps } from "@/lib/domain/grants/list-grantable-apps";
 import { listPlans } from "@/lib/domain/plans/list-plans";
 import { canManagePlans } from "@/lib/domain/plans/plan-view";
 import { canSeeApiUsage } from "@/lib/domain/usage/usage-scope";
@@ -23,6 +25,7 @@ import { listEndpointsQuery } from "@/lib/validation/endpoints";
 import { parseInput } from "@/lib/validation/parse";
 
 import { DeleteButton } from "../delete-button";
+import { GrantToApp } from "../grant-to-app";
 import { DeletePlanButton, PlanForm } from "../plan-forms";
 import { loadOr404 } from "@/lib/load-or-404";
 
@@ -46,6 +49,11 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
   const canEdit = hasRole(actor, "editor");
   const plans = await listPlans({ db, actor, apiId: api.id });
   const plansEditable = canManagePlans(actor, { ownerId: api.owner?.id ?? null });
+  // "Grant to an app…" offers every endpoint of the API, not only the page shown.
+  const editor = tryAuthorize(actor, "editor");
+  const grantable = editor
+    ? { apps: await listGrantableApps({ db, actor: editor }), endpoints: await listGrantChoices({ db, actor: editor, apiId: api.id }) }
+    : null;
 
   return (
     <>
@@ -63,6 +71,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
               AsyncAPI docs
             </ButtonLink>
             <ButtonLink href={`/apis/${api.id}/request-access`}>Request access</ButtonLink>
+            {grantable ? <GrantToApp apiId={api.id} apps={grantable.apps} endpoints={grantable.endpoints} plans={plans} /> : null}
             {canEdit || api.owner?.id === actor.userId ? (
               <ButtonLink variant="secondary" href={`/access-requests?apiId=${api.id}`}>
                 Access requests

@@ -15,6 +15,7 @@ import { tokenSettings } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
 import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-requests";
+import { listGrantChoices } from "@/lib/domain/grants/list-grant-choices";
 import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listPlanChoices } from "@/lib/domain/plans/list-plans";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
@@ -81,6 +82,7 @@ export default async function AppPage({
   const editor = hasRole(actor, "editor");
   const editorActor = tryAuthorize(actor, "editor");
   const planChoices = editorActor ? await listPlanChoices({ db, actor: editorActor }) : [];
+  const endpointChoices = editorActor ? await listGrantChoices({ db, actor: editorActor }) : [];
   const { maxLifetimeSeconds } = tokenSettings();
   const isConsole = app.kind === "console";
 
@@ -182,7 +184,7 @@ export default async function AppPage({
           {editor ? (
             <div className="mt-4 rounded-lg border border-slate-200 p-5">
               <h3 className="mb-3 text-base font-semibold">Add a grant</h3>
-              <AddGrantForm appId={app.id} plans={planChoices} />
+              <AddGrantForm appId={app.id} plans={planChoices} endpoints={endpointChoices} />
             </div>
           ) : null}
         </section>

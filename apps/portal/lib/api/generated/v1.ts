@@ -277,11 +277,15 @@ export interface paths {
         };
         /**
          * List the Kafka topics with their partition counts
-         * @description Internal topics (names starting with __) are left out. Cached for a few seconds; 503 when Kafka is unreachable.
+         * @description Internal topics (names starting with __) are left out. Cached for a few seconds; 503 when Kafka is unreachable. `topicCreation` tells whether POST /topics is on.
          */
         get: operations["listTopics"];
         put?: never;
-        post?: never;
+        /**
+         * Create a Kafka topic
+         * @description On with the stack's own Kafka (local mode); with an external Kafka only when the operator sets SLUICE_TOPIC_CREATION=on, and then the cluster's ACLs decide: the portal's principal needs CREATE. Off: 403 naming SLUICE_TOPIC_CREATION. An existing name: 409 naming `name`. ACLs refusing: 403 naming the principal and the ACL. Replication follows the brokers' default. Audited as topic.create.
+         */
+        post: operations["createTopic"];
         delete?: never;
         options?: never;
         head?: never;
@@ -489,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Grant an app an endpoint pattern
-         * @description An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise).
+         * @description An endpoint path (/orders/eu), a parameterised path as the catalog shows it (/prices/{symbol}, stored as /prices/*) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise). The answer lists `warnings` when the pattern matches no endpoint or its topic is not in Kafka; they never refuse the grant. To see them before saving, send `?dryRun=true`: every check runs and the answer (200) is the grant as it would be, but nothing is saved.
          */
         post: operations["addGrant"];
         delete?: never;
@@ -928,6 +932,22 @@ export interface components {
                 alreadyCovered: string[];
             };
         };
+        AddedGrant: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            appId: string;
+            /** @description Canonical endpoint path or wildcard (/prices/*) */
+            endpointPattern: string;
+            operations: ("subscribe" | "publish")[];
+            grantedBy: string | null;
+            /** @description The plan whose limits govern the pattern on the gateways; null: none */
+            planId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description What the grant will not do yet; empty when it matches an endpoint on an existing topic. Warnings never refuse a grant. */
+            warnings: components["schemas"]["GrantWarning"][];
+        };
         ApiKey: {
             /** Format: uuid */
             id: string;
@@ -1153,6 +1173,14 @@ export interface components {
             planId: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        GrantWarning: {
+            /**
+             * @description no_endpoint: the pattern matches no endpoint of the catalog; no_topic: Kafka has no such topic; topic_unchecked: Kafka could not be asked
+             * @enum {string}
+             */
+            code: "no_endpoint" | "no_topic" | "topic_unchecked";
+            message: string;
         };
         GrantWithPlan: {
             /** Format: uuid */
@@ -2299,7 +2327,50 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["KafkaTopic"][];
+                        /** @description Whether editors may create topics here (the stack's own Kafka, or SLUICE_TOPIC_CREATION=on) */
+                        topicCreation: boolean;
                     };
+                };
+            };
+            /** @description An error (problem+json naming the bad field) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kafka's rule for topic names: 1–249 characters of A–Z a–z 0–9 . _ -, not . or .., and not starting with __ */
+                    name: string;
+                    /**
+                     * @description Partitions, 1–100; default 1
+                     * @default 1
+                     */
+                    partitions?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KafkaTopic"];
                 };
             };
             /** @description An error (problem+json naming the bad field) */
@@ -2903,7 +2974,10 @@ export interface operations {
     };
     addGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: check and answer 200 with the grant and its warnings without saving it */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path: {
                 appId: string;
@@ -2913,7 +2987,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An endpoint path (/orders/eu) or a wildcard (/prices/*, /*); stored in canonical form */
+                    /** @description An endpoint path (/orders/eu), a parameterised path as the catalog shows it (/prices/{symbol}, stored as /prices/*) or a wildcard (/prices/*, /*); stored in canonical form */
                     endpointPattern: string;
                     operations: ("subscribe" | "publish")[];
                     /** @description A plan of the API whose endpoints the pattern reaches (a pattern spanning APIs, or reaching none, has no plan); null: none */
@@ -2923,12 +2997,21 @@ export interface operations {
         };
         responses: {
             /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedGrant"];
+                };
+            };
+            /** @description Success */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Grant"];
+                    "application/json": components["schemas"]["AddedGrant"];
                 };
             };
             /** @description An error (problem+json naming the bad field) */

@@ -50,6 +50,25 @@ export const grantWithPlanSchema = grantSchema
   .extend({ plan: planSchema.extend({ apiName: z.string() }).nullable().describe("The grant's plan with its limits and API") })
   .meta({ id: "GrantWithPlan" });
 
+const grantWarningSchema = z
+  .object({
+    code: z
+      .enum(["no_endpoint", "no_topic", "topic_unchecked"])
+      .describe(
+        "no_endpoint: the pattern matches no endpoint of the catalog; no_topic: Kafka has no such topic; topic_unchecked: Kafka could not be asked",
+      ),
+    message: z.string(),
+  })
+  .meta({ id: "GrantWarning" });
+
+export const addedGrantSchema = grantSchema
+  .extend({
+    warnings: z
+      .array(grantWarningSchema)
+      .describe("What the grant will not do yet; empty when it matches an endpoint on an existing topic. Warnings never refuse a grant."),
+  })
+  .meta({ id: "AddedGrant" });
+
 export const appRoutes = [
   defineRoute({
     method: "GET",
@@ -137,14 +156,29 @@ export const appRoutes = [
     operationId: "addGrant",
     summary: "Grant an app an endpoint pattern",
     description:
-      "An endpoint path (/orders/eu) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise).",
+      "An endpoint path (/orders/eu), a parameterised path as the catalog shows it (/prices/{symbol}, stored as /prices/*) or a wildcard ending in /* (/prices/*, /*), with subscribe and/or publish. Tokens of the app can only carry what its grants cover. planId puts the pattern under a plan's limits: the plan's API must be the only one whose endpoints the pattern reaches (422 naming planId otherwise). The answer lists `warnings` when the pattern matches no endpoint or its topic is not in Kafka; they never refuse the grant. To see them before saving, send `?dryRun=true`: every check runs and the answer (200) is the grant as it would be, but nothing is saved.",
     tag: "Apps",
     auth: "editor",
     params: appId,
+    query: z.object({
+      dryRun: z
+        .enum(["true", "false"], { error: "must be true or false" })
+        .optional()
+        .describe("true: check and answer 200 with the grant and its warnings without saving it"),
+    }),
     body: addGrantInput,
     status: 201,
-    response: grantSchema,
-    handler: async ({ db, actor, params, body }) => addGrant({ db, actor, appId: params.appId, input: body }),
+    otherStatuses: [200],
+    response: addedGrantSchema,
+    handler: async ({ db, actor, params, query, body }) => {
+      const dryRun = query.dryRun === "true";
+      const grant = await addGrant({ db, actor, appId: params.appId, input: body, dryRun });
+      if (!dryRun) return grant;
+      return new Response(JSON.stringify(grant), {
+        status: 200,
+        headers: { "content-type": "application/json", "cache-control": "no-store" },
+      });
+    },
   }),
   defineRoute({
     method: "PATCH",

@@ -7,7 +7,7 @@
 import { endpoints, plans, streamingApis, type Plan } from "@sluice/db";
 import { eq } from "drizzle-orm";
 
-import type { Tx } from "../../db";
+import type { DbOrTx, Tx } from "../../db";
 import { invalid } from "../../errors";
 import { parsePattern } from "../../permissions/match";
 
@@ -29,7 +29,7 @@ export async function planForGrant(tx: Tx, planId: string, pattern: string): Pro
 }
 
 /** The APIs whose endpoints a canonical grant pattern reaches. */
-export async function apisReached(tx: Tx, pattern: string): Promise<Set<string>> {
+export async function apisReached(tx: DbOrTx, pattern: string): Promise<Set<string>> {
   const parsed = parsePattern(pattern);
   if (!parsed.ok) return new Set();
   const { prefix, canonical } = parsed.value;

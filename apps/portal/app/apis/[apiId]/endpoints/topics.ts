@@ -1,3 +1,4 @@
+import { topicCreationEnabled } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { listKafkaTopics, type KafkaTopic } from "@/lib/kafka/admin";
 import { portalRegistry } from "@/lib/registry/registry";
@@ -22,6 +23,16 @@ export async function topicsForForm(): Promise<{ topics: KafkaTopic[] | null; ka
 export function registryForForm(): boolean {
   try {
     return portalRegistry() !== null;
+  } catch (err) {
+    if (err instanceof AppError) return false;
+    throw err;
+  }
+}
+
+/** Whether the form offers "Create a topic" (config.ts topicCreationEnabled); a bad setting counts as off here, and the API names it. */
+export function topicCreationForForm(): boolean {
+  try {
+    return topicCreationEnabled();
   } catch (err) {
     if (err instanceof AppError) return false;
     throw err;

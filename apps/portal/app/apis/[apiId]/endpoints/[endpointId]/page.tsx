@@ -5,16 +5,19 @@ import { LiveConsole } from "@/components/live-console/live-console";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { hasRole } from "@/lib/auth/actor";
+import { hasRole, tryAuthorize } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
 import { getDb } from "@/lib/db";
 import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
+import { listGrantableApps } from "@/lib/domain/grants/list-grantable-apps";
+import { listPlans } from "@/lib/domain/plans/list-plans";
 import { getEndpointKeySchema } from "@/lib/domain/registry/get-endpoint-key-schema";
 import { getEndpointValueSchema } from "@/lib/domain/registry/get-endpoint-value-schema";
 import { mayViewApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
 
 import { DeleteButton } from "../../../delete-button";
+import { GrantToApp } from "../../../grant-to-app";
 import { loadOr404 } from "@/lib/load-or-404";
 import { topicsForForm } from "../topics";
 
@@ -46,6 +49,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
   const actor = await pageActor("viewer", `/apis/${apiId}/endpoints/${endpointId}`);
   const endpoint = await loadOr404(() => getEndpoint({ db: getDb(), actor, apiId, endpointId }));
   const canEdit = hasRole(actor, "editor");
+  const editor = tryAuthorize(actor, "editor");
+  const grantableApps = editor ? await listGrantableApps({ db: getDb(), actor: editor }) : [];
+  const plans = editor ? await listPlans({ db: getDb(), actor, apiId: endpoint.api.id }) : [];
   const showTraffic = await mayViewApiUsage({ db: getDb(), actor, apiId: endpoint.api.id });
   const { topics, kafkaError } = await topicsForForm();
   const partitions = topics?.find((t) => t.name === endpoint.topic)?.partitions;
@@ -93,8 +99,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         }
       />
       {/* Access requests (issue 17): the form lives on the API's request page, with this endpoint preselected. */}
-      <div className="mb-6">
+      <div className="mb-6 flex flex-wrap gap-3">
         <ButtonLink href={`/apis/${apiId}/request-access?endpoint=${endpoint.id}`}>Request access</ButtonLink>
+        {editor ? <GrantToApp apiId={endpoint.api.id} apps={grantableApps} endpoints={[endpoint]} plans={plans} /> : null}
       </div>
 
       <dl className="mb-8 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2 lg:grid-cols-3">

@@ -7,7 +7,7 @@ import { getApi } from "@/lib/domain/apis/get-api";
 
 import { EndpointForm } from "../../../endpoint-form";
 import { loadOr404 } from "@/lib/load-or-404";
-import { registryForForm, topicsForForm } from "../topics";
+import { registryForForm, topicCreationForForm, topicsForForm } from "../topics";
 
 export const metadata: Metadata = { title: "New endpoint · Sluice" };
 
@@ -25,7 +25,13 @@ export default async function NewEndpointPage({ params }: { params: Promise<{ ap
         ]}
         description={`Expose a key of a Kafka topic, or all of its keys, as part of ${api.name} v${api.version}.`}
       />
-      <EndpointForm apiId={api.id} topics={topics} kafkaError={kafkaError} registry={registryForForm()} />
+      <EndpointForm
+        apiId={api.id}
+        topics={topics}
+        kafkaError={kafkaError}
+        registry={registryForForm()}
+        topicCreation={topicCreationForForm()}
+      />
     </>
   );
 }

@@ -7,7 +7,7 @@ import { getEndpoint } from "@/lib/domain/endpoints/get-endpoint";
 
 import { EndpointForm } from "../../../../endpoint-form";
 import { loadOr404 } from "@/lib/load-or-404";
-import { registryForForm, topicsForForm } from "../../topics";
+import { registryForForm, topicCreationForForm, topicsForForm } from "../../topics";
 
 export const metadata: Metadata = { title: "Edit endpoint · Sluice" };
 
@@ -33,6 +33,7 @@ export default async function EditEndpointPage({ params }: { params: Promise<{ a
         topics={topics}
         kafkaError={kafkaError}
         registry={registryForForm()}
+        topicCreation={topicCreationForForm()}
         endpoint={{
           id: endpoint.id,
           topic: endpoint.topic,
