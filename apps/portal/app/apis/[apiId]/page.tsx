@@ -15,6 +15,7 @@ import { getDb } from "@/lib/db";
 import { getApi } from "@/lib/domain/apis/get-api";
 import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
 import { listPlans } from "@/lib/domain/plans/list-plans";
+import { plansInUse, type PlanUse } from "@/lib/domain/plans/plans-in-use";
 import { canManagePlans } from "@/lib/domain/plans/plan-view";
 import { canSeeApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
@@ -46,6 +47,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
   const canEdit = hasRole(actor, "editor");
   const plans = await listPlans({ db, actor, apiId: api.id });
   const plansEditable = canManagePlans(actor, { ownerId: api.owner?.id ?? null });
+  const planUses = plansEditable ? await plansInUse({ db, apiId: api.id }) : new Map();
 
   return (
     <>
@@ -259,7 +261,14 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
                             <PlanForm apiId={api.id} plan={p} />
                           </div>
                         </details>
-                        <DeletePlanButton apiId={api.id} planId={p.id} name={p.name} />
+                        {/* Delete only where it would delete: deletePlan refuses a plan in use. */}
+                        {planUses.has(p.id) ? (
+                          <span className="text-xs text-slate-500" data-testid="plan-in-use">
+                            {planInUseText(planUses.get(p.id)!)}
+                          </span>
+                        ) : (
+                          <DeletePlanButton apiId={api.id} planId={p.id} name={p.name} />
+                        )}
                       </div>
                     </Td>
                   ) : null}
@@ -281,4 +290,12 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
       <ClientCodeSection actor={actor} apiId={api.id} />
     </>
   );
+}
+
+function planInUseText(use: PlanUse): string {
+  const parts = [
+    use.grants ? `${use.grants} grant${use.grants === 1 ? "" : "s"}` : "",
+    use.pendingRequests ? `${use.pendingRequests} pending request${use.pendingRequests === 1 ? "" : "s"}` : "",
+  ].filter(Boolean);
+  return `In use by ${parts.join(" and ")}: move or decide them to delete the plan`;
 }
