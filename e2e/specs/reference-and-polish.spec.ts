@@ -132,3 +132,29 @@ test("a subscribe-only endpoint offers no publishing on its page", async ({ page
   await expect(clientCode).not.toContainText("publish on");
   await expect(page.getByText("the gateway accepts any")).toHaveCount(0);
 });
+
+test("Revoke all tokens appears only while the app has a token that works", async ({ page }) => {
+  const stamp = Date.now();
+  await page.goto("/apps");
+  await page.getByRole("link", { name: "New app" }).first().click();
+  await page.getByLabel("Name").fill(`e2e revoke-all ${stamp}`);
+  await page.getByRole("button", { name: "Create app" }).click();
+  const revokeAll = page.getByRole("button", { name: "Revoke all tokens" });
+  await expect(page.getByTestId("app-id")).toBeVisible();
+  await expect(revokeAll).toHaveCount(0);
+
+  await page.getByLabel("Endpoint pattern").fill(`/e2e-revoke-all-${stamp}/*`);
+  await page.getByRole("checkbox", { name: "Subscribe", exact: true }).check();
+  await page.getByRole("button", { name: "Add grant" }).click();
+  await page.getByRole("checkbox", { name: `Subscribe /e2e-revoke-all-${stamp}/*` }).check();
+  await page.getByRole("button", { name: "Mint token" }).click();
+  await expect(page.getByTestId("new-token")).toBeVisible();
+  await page.reload();
+  await expect(revokeAll).toBeVisible();
+
+  page.once("dialog", (dialog) => dialog.accept());
+  await revokeAll.click();
+  await expect(page.getByText("revoked", { exact: true }).first()).toBeVisible();
+  await page.reload();
+  await expect(revokeAll).toHaveCount(0);
+});
