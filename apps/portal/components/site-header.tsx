@@ -16,6 +16,7 @@ export async function SiteHeader() {
         { href: "/access-requests", label: "Access requests" },
         { href: "/traffic", label: "Traffic" },
         ...(hasRole(actor, "editor") ? [{ href: "/audit", label: "Audit log" }] : []),
+        { href: "/api-reference", label: "API reference" },
         { href: "/settings", label: "Settings" },
       ]
     : [];

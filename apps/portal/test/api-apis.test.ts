@@ -2,7 +2,10 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 
-import { rawApi, seedUser, type SeededUser } from "./helpers";
+import { streamingApis } from "@sluice/db";
+import { eq } from "drizzle-orm";
+
+import { db, rawApi, seedUser, type SeededUser } from "./helpers";
 import { auditRows, createTopic, fieldsOf, outboxRows, uniqueName } from "./catalog-helpers";
 
 let editor: SeededUser;
@@ -41,7 +44,7 @@ describe("creating APIs", () => {
 
   test("viewers may read but not create, change or delete", async () => {
     const api = await newApi();
-    assert.equal((await viewer.api.POST("/apis", { body: { name: uniqueName("x"), version: "1" } })).response.status, 403);
+    assert.equal((await viewer.api.POST("/apis", { body: { name: uniqueName("x"), version: "1.0.0" } })).response.status, 403);
     assert.equal(
       (await viewer.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { description: "no" } })).response.status,
       403,
@@ -54,15 +57,18 @@ describe("creating APIs", () => {
 
   test("every bad field is named", async () => {
     const cases: [Record<string, unknown>, string[]][] = [
-      [{ name: "", version: "1" }, ["name"]],
-      [{ name: "x".repeat(101), version: "1" }, ["name"]],
+      [{ name: "", version: "1.0.0" }, ["name"]],
+      [{ name: "x".repeat(101), version: "1.0.0" }, ["name"]],
       [{ name: "A", version: "" }, ["version"]],
       [{ name: "A", version: "1 beta" }, ["version"]],
-      [{ name: "A", version: "1", description: "x".repeat(2001) }, ["description"]],
-      [{ name: "A", version: "1", tags: ["fine", "not fine"] }, ["tags.1"]],
-      [{ name: "A", version: "1", tags: "market" }, ["tags"]],
-      [{ name: "A", version: "1", ownerId: "nobody" }, ["ownerId"]],
-      [{ name: "A", version: "1", ownerId: "00000000-0000-4000-8000-000000000000" }, ["ownerId"]],
+      // docs/portal.md promises 1.0.0-style versions: "one" was accepted before.
+      [{ name: "A", version: "one" }, ["version"]],
+      [{ name: "A", version: "1" }, ["version"]],
+      [{ name: "A", version: "1.0.0", description: "x".repeat(2001) }, ["description"]],
+      [{ name: "A", version: "1.0.0", tags: ["fine", "not fine"] }, ["tags.1"]],
+      [{ name: "A", version: "1.0.0", tags: "market" }, ["tags"]],
+      [{ name: "A", version: "1.0.0", ownerId: "nobody" }, ["ownerId"]],
+      [{ name: "A", version: "1.0.0", ownerId: "00000000-0000-4000-8000-000000000000" }, ["ownerId"]],
       [{ version: 1 }, ["name", "version"]],
     ];
     for (const [body, fields] of cases) {
@@ -167,12 +173,26 @@ describe("changing and deleting APIs", () => {
     assert.equal((await outboxRows(`endpoint/${created[0]!.id}`)).length, 2);
   });
 
+  test("an API created before versions had to be semantic keeps its version through an edit", async () => {
+    const api = await newApi();
+    await db.update(streamingApis).set({ version: "one" }).where(eq(streamingApis.id, api.id));
+    const edited = await editor.api.PATCH("/apis/{apiId}", {
+      params: { path: { apiId: api.id } },
+      body: { version: "one", description: "still version one" },
+    });
+    assert.equal(edited.response.status, 200, JSON.stringify(edited.error));
+    assert.equal(edited.data!.version, "one");
+  });
+
   test("bad updates name the field; unknown APIs are 404; a rename onto another API is 409", async () => {
     const api = await newApi();
     const other = await newApi();
     const bad = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { version: "has space" } });
     assert.equal(bad.response.status, 422);
     assert.deepEqual(fieldsOf(bad.error), ["version"]);
+    const notSemantic = await editor.api.PATCH("/apis/{apiId}", { params: { path: { apiId: api.id } }, body: { version: "two" } });
+    assert.equal(notSemantic.response.status, 422);
+    assert.deepEqual(fieldsOf(notSemantic.error), ["version"]);
     const clash = await editor.api.PATCH("/apis/{apiId}", {
       params: { path: { apiId: api.id } },
       body: { name: other.name, version: other.version },

@@ -66,7 +66,16 @@ describe("plan pages", () => {
       assert.ok(html.includes("7 connections · 20 publishes/s"), who);
       const mayEdit = ["apiOwner", "editor", "admin"].includes(who);
       assert.equal(html.includes("Add a plan"), mayEdit, `${who}: the new-plan form`);
-      assert.equal(html.includes(`Delete plan ${planName}`), mayEdit, `${who}: the delete button`);
+      // The plan has a grant under it, so deletePlan would refuse: no delete button, the reason instead.
+      assert.equal(html.includes("In use by 1 grant: move or decide them to delete the plan"), mayEdit, `${who}: why it cannot be deleted`);
+      assert.ok(!html.includes(`Delete plan ${planName}`), `${who}: no delete button on a plan in use`);
+    }
+    const unused = uniqueName("free").slice(0, 40);
+    const created = await editor.api.POST("/apis/{apiId}/plans", { params: { path: { apiId } }, body: { name: unused, limits: {} } });
+    assert.ok(created.data, JSON.stringify(created.error));
+    for (const who of ["apiOwner", "editor", "admin", "requester"]) {
+      const { html } = await page(`/apis/${apiId}`, cookies[who]);
+      assert.equal(html.includes(`Delete plan ${unused}`), who !== "requester", `${who}: the delete button of an unused plan`);
     }
   });
 

@@ -262,3 +262,41 @@ describe("vectors/server-frames.json", () => {
     });
   });
 });
+
+const handshakes = vectors("handshakes.json") as {
+  token: string;
+  app: string;
+  expires_at: number;
+  cases: { name: string; authorization: string; send: string[]; expect: string[]; status?: number }[];
+};
+
+describe("vectors/handshakes.json", () => {
+  it("the SDK's handshake is the auth-frame case: the frame it sends and the answer it reads", () => {
+    const c = handshakes.cases.find((x) => x.authorization === "" && x.send.length === 1);
+    assert.ok(c, "an auth-frame case");
+    // The SDK cannot set headers in a browser, so it always authenticates with the frame.
+    assert.equal(encodeClientFrame({ type: "auth", id: "1", token: handshakes.token }), c.send[0]);
+    assert.deepEqual(decodeServerFrame(c.expect[0]!), {
+      type: "authenticated",
+      id: "1",
+      app: handshakes.app,
+      expires_at: handshakes.expires_at,
+    });
+  });
+
+  it("an Authorization header is answered with an authenticated frame the client did not ask for", () => {
+    const c = handshakes.cases.find((x) => x.authorization !== "" && x.send.length === 0 && x.status === undefined);
+    assert.ok(c, "a header case without client frames");
+    assert.deepEqual(
+      c.expect.map((f) => decodeServerFrame(f)),
+      [{ type: "authenticated", app: handshakes.app, expires_at: handshakes.expires_at }],
+    );
+  });
+
+  for (const c of handshakes.cases) {
+    it(`decodes every frame of "${c.name}"`, () => {
+      for (const f of c.send) assert.equal(decodeClientFrame(f).type, JSON.parse(f).type);
+      for (const f of c.expect) assert.deepEqual(decodeServerFrame(f), JSON.parse(f));
+    });
+  }
+});

@@ -47,7 +47,7 @@ export function ApiForm({ api }: { api?: ApiFormDefaults }) {
           placeholder="1.0.0"
           defaultValue={formValue(state, "version", api?.version ?? "1.0.0")}
           error={errors.version}
-          hint="Letters, digits and . _ + -"
+          hint="MAJOR.MINOR.PATCH, e.g. 1.0.0 or 2.1.0-beta.1"
         />
       </div>
       <TextAreaField

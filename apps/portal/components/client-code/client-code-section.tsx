@@ -16,6 +16,15 @@ export async function ClientCodeSection({ actor, apiId, channel }: { actor: Auth
   const { languages, snippet } = await loadCodegen();
   // On the API's page the snippet shows the first endpoint; each endpoint's page shows its own.
   const address = channel ?? Object.values(document.channels)[0]?.address;
+  // What the document lets clients do there: a subscribe-only endpoint's text must not offer publishing.
+  const channelKey = Object.entries(document.channels).find(([, c]) => c.address === address)?.[0];
+  const actions = new Set(
+    Object.values(document.operations)
+      .filter((o) => o.channel.$ref === `#/channels/${channelKey}`)
+      .map((o) => o.action),
+  );
+  const verb =
+    actions.has("receive") && actions.has("send") ? "Subscribe to and publish on" : actions.has("send") ? "Publish to" : "Subscribe to";
   const snippets: LanguageSnippet[] = languages.map((language) => ({
     id: language.id,
     label: language.label,
@@ -31,7 +40,7 @@ export async function ClientCodeSection({ actor, apiId, channel }: { actor: Auth
       <p className="mt-1 mb-3 text-sm text-slate-600">
         {address ? (
           <>
-            Subscribe to and publish on <code className="font-mono">{address}</code> from your code
+            {verb} <code className="font-mono">{address}</code> from your code
             {channel ? "" : " (each endpoint's page shows its own snippet)"}, or download a complete client for every endpoint of this API.
           </>
         ) : (

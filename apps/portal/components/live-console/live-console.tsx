@@ -40,7 +40,8 @@ export function LiveConsole({ apiId, endpointId, endpoint, operations, mayPublis
           </h2>
           <p className="mt-1 text-sm text-slate-600">
             Try this endpoint from your browser with a ten-minute token for you alone
-            {allowsSubscribe ? "; messages appear as the gateway delivers them" : ""}.
+            {allowsSubscribe ? "; messages appear as the gateway delivers them" : ""}
+            {allowsPublish ? "" : ". The endpoint is subscribe-only, so there is nothing to publish here"}.
           </p>
         </div>
         <StatePill phase={state.phase} detail={state.stateDetail} />

@@ -242,6 +242,14 @@ describe("buildAsyncApiDocument", () => {
     const servers = (id: string) => (doc.channels[id]!.servers as { $ref: string }[]).map((r) => r.$ref);
     assert.deepEqual(servers("ordersEu"), ["#/servers/websocket", "#/servers/httpPublish"]);
     assert.deepEqual(servers("newsCaf"), ["#/servers/websocket", "#/servers/sse"]);
+    // The message texts offer only what the endpoint allows.
+    const text = (id: string) => JSON.stringify(doc.components.messages[id]);
+    const [subscribeOnlyMessage, publishOnlyMessage] = ["newsCaf", "ordersEu"].map(
+      (channel) => Object.values(doc.channels[channel]!.messages)[0]!.$ref.split("/").pop()!,
+    );
+    assert.doesNotMatch(text(subscribeOnlyMessage!), /publish` frame|When publishing/);
+    assert.match(text(subscribeOnlyMessage!), /subscribe-only/);
+    assert.doesNotMatch(text(publishOnlyMessage!), /`message` frame/);
   });
 
   test("examples (payload values) become named message examples", async () => {

@@ -131,7 +131,12 @@ export function buildAsyncApiDocument(
       title: `${endpoint.path} payload`,
       summary: `A message on ${endpoint.path} (${endpoint.payloadFormat}).`,
       description:
-        "On the WebSocket it travels as `data` of a `message` frame (received) or a `publish` frame (sent); received frames also carry the position (`epoch`, `partition`, `seq`) and `ts`." +
+        // Only the frames the endpoint allows: a subscribe-only endpoint's text must not offer publishing.
+        (canPublish && canSubscribe
+          ? "On the WebSocket it travels as `data` of a `message` frame (received) or a `publish` frame (sent); received frames also carry the position (`epoch`, `partition`, `seq`) and `ts`."
+          : canSubscribe
+            ? "On the WebSocket it travels as `data` of a `message` frame, which also carries the position (`epoch`, `partition`, `seq`) and `ts`. This endpoint is subscribe-only: it accepts no publishes."
+            : "On the WebSocket it travels as `data` of a `publish` frame. This endpoint is publish-only: nothing can be subscribed to.") +
         (endpoint.payloadFormat === "bytes" ? ' Bytes travel base64-encoded with `"encoding":"base64"`.' : "") +
         (registry ? `\n\n${registryDescription(endpoint, registry)}` : "") +
         (keyRegistry ? `\n\n${keyDescription(keyRegistry)}` : ""),
@@ -433,11 +438,13 @@ function registryDescription(endpoint: EndpointForDocument, registry: RegistrySc
   return [
     `The records are ${format} of registry subject \`${s.subject}\`; this payload is the JSON the gateway makes of them (see the Sluice docs, payload-formats.md), described from version ${s.version} (schema id ${s.id}${registry.version === null ? ", the latest when this document was made" : ""}). The original schema is in \`x-sluice-registry-schema\`.`,
     "Each record is decoded with the schema its producer wrote it with, so records of an older or newer version may differ (fields added or removed).",
-    endpoint.payloadFormat === "avro"
-      ? 'When publishing you may also give a decimal as a number, a union value without its `{"<type>": …}` wrapper when only one branch fits, and leave out fields that have a default.'
-      : endpoint.payloadFormat === "protobuf"
-        ? "When publishing, fields may also be named as in the .proto file (`total_cents`), 64-bit integers may be numbers, and fields left out take their zero value."
-        : "",
+    !endpoint.operations.includes("publish")
+      ? ""
+      : endpoint.payloadFormat === "avro"
+        ? 'When publishing you may also give a decimal as a number, a union value without its `{"<type>": …}` wrapper when only one branch fits, and leave out fields that have a default.'
+        : endpoint.payloadFormat === "protobuf"
+          ? "When publishing, fields may also be named as in the .proto file (`total_cents`), 64-bit integers may be numbers, and fields left out take their zero value."
+          : "",
   ]
     .filter(Boolean)
     .join(" ");

@@ -5,6 +5,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
 import { invalid } from "../errors";
+import { passwordProblem } from "../validation/password-rules";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -13,8 +14,6 @@ const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptO
 
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_LENGTH = 32;
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
 
 const maxmem = (N: number, r: number) => 128 * N * r + 16 * 1024 * 1024;
 
@@ -43,8 +42,8 @@ export function decoyHash(): Promise<string> {
   return decoy;
 }
 
-/** Length is the rule that matters (NIST SP 800-63B); no composition rules. */
+/** The shared rules (validation/password-rules) for a password that does not come through a form or the API. */
 export function checkPasswordPolicy(password: string, field = "password"): void {
-  if (password.length < PASSWORD_MIN_LENGTH) throw invalid(field, `must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (password.length > PASSWORD_MAX_LENGTH) throw invalid(field, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  const problem = passwordProblem(password);
+  if (problem) throw invalid(field, problem);
 }

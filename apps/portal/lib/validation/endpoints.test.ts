@@ -108,10 +108,11 @@ describe("input shapes", () => {
   test("API fields: name, version, tags", () => {
     assert.deepEqual(fieldsOfParse(createApiInput, { name: "", version: "1.0.0" }), ["name"]);
     assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "v 1" }), ["version"]);
-    assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1", tags: ["ok", "not ok"] }), ["tags.1"]);
-    assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), [
-      "tags",
-    ]);
+    assert.deepEqual(fieldsOfParse(createApiInput, { name: "Prices", version: "1.0.0", tags: ["ok", "not ok"] }), ["tags.1"]);
+    assert.deepEqual(
+      fieldsOfParse(createApiInput, { name: "Prices", version: "1.0.0", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }),
+      ["tags"],
+    );
     assert.deepEqual(parseInput(createApiInput, { name: " Prices ", version: "1.0.0", tags: ["Market-Data", "market-data"] }), {
       name: "Prices",
       version: "1.0.0",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { ROLES } from "../auth/actor";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/password";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULES } from "./password-rules";
 
 export const emailSchema = z
   .string()
@@ -10,10 +10,11 @@ export const emailSchema = z
   .max(254, "must be at most 254 characters")
   .regex(/^[^@\s]+@[^@\s]+$/, "enter an e-mail address such as ada@example.com");
 
+/** The shared password rules (password-rules.ts), as lengths so the OpenAPI document states them too. */
 export const passwordSchema = z
   .string()
-  .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
-  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  .min(PASSWORD_MIN_LENGTH, PASSWORD_RULES[0]!.message)
+  .max(PASSWORD_MAX_LENGTH, PASSWORD_RULES[1]!.message);
 
 export const displayNameSchema = z.string().trim().max(100, "must be at most 100 characters");
 

@@ -17,6 +17,7 @@ import { listEndpoints } from "@/lib/domain/endpoints/list-endpoints";
 import { listGrantChoices } from "@/lib/domain/grants/list-grant-choices";
 import { listGrantableApps } from "@/lib/domain/grants/list-grantable-apps";
 import { listPlans } from "@/lib/domain/plans/list-plans";
+import { plansInUse, type PlanUse } from "@/lib/domain/plans/plans-in-use";
 import { canManagePlans } from "@/lib/domain/plans/plan-view";
 import { canSeeApiUsage } from "@/lib/domain/usage/usage-scope";
 import { AppError } from "@/lib/errors";
@@ -54,6 +55,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
   const grantable = editor
     ? { apps: await listGrantableApps({ db, actor: editor }), endpoints: await listGrantChoices({ db, actor: editor, apiId: api.id }) }
     : null;
+  const planUses = plansEditable ? await plansInUse({ db, apiId: api.id }) : new Map();
 
   return (
     <>
@@ -268,7 +270,14 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
                             <PlanForm apiId={api.id} plan={p} />
                           </div>
                         </details>
-                        <DeletePlanButton apiId={api.id} planId={p.id} name={p.name} />
+                        {/* Delete only where it would delete: deletePlan refuses a plan in use. */}
+                        {planUses.has(p.id) ? (
+                          <span className="text-xs text-slate-500" data-testid="plan-in-use">
+                            {planInUseText(planUses.get(p.id)!)}
+                          </span>
+                        ) : (
+                          <DeletePlanButton apiId={api.id} planId={p.id} name={p.name} />
+                        )}
                       </div>
                     </Td>
                   ) : null}
@@ -290,4 +299,12 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
       <ClientCodeSection actor={actor} apiId={api.id} />
     </>
   );
+}
+
+function planInUseText(use: PlanUse): string {
+  const parts = [
+    use.grants ? `${use.grants} grant${use.grants === 1 ? "" : "s"}` : "",
+    use.pendingRequests ? `${use.pendingRequests} pending request${use.pendingRequests === 1 ? "" : "s"}` : "",
+  ].filter(Boolean);
+  return `In use by ${parts.join(" and ")}: move or decide them to delete the plan`;
 }

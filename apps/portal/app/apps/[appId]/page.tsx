@@ -18,6 +18,7 @@ import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-
 import { listGrantChoices } from "@/lib/domain/grants/list-grant-choices";
 import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listPlanChoices } from "@/lib/domain/plans/list-plans";
+import { countActiveTokens } from "@/lib/domain/tokens/count-active-tokens";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
 import { formatDateTime, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
@@ -79,6 +80,7 @@ export default async function AppPage({
   const grants = await listGrants({ db, actor, appId });
   const requests = await listAppAccessRequests({ db, actor, appId, limit: DEFAULT_PAGE_SIZE });
   const tokens = await loadOr404(() => listTokens({ db, actor, appId, limit: DEFAULT_PAGE_SIZE, cursor }));
+  const activeTokens = await countActiveTokens({ db, actor, appId });
   const editor = hasRole(actor, "editor");
   const editorActor = tryAuthorize(actor, "editor");
   const planChoices = editorActor ? await listPlanChoices({ db, actor: editorActor }) : [];
@@ -279,9 +281,12 @@ export default async function AppPage({
             <NextPageLink nextCursor={tokens.nextCursor} params={{ cursor }} basePath={`/apps/${app.id}`} />
           </>
         )}
-        <div className="mt-4">
-          <RevokeAllTokensButton appId={app.id} name={app.name} />
-        </div>
+        {/* Only when a token still works: with none, the button would act on nothing. */}
+        {activeTokens > 0 ? (
+          <div className="mt-4">
+            <RevokeAllTokensButton appId={app.id} name={app.name} />
+          </div>
+        ) : null}
       </section>
 
       <section aria-labelledby="edit-heading" className="rounded-lg border border-slate-200 p-5">

@@ -1,10 +1,14 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+
+import { FirstCall } from "@/components/first-call";
 
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { pageActor } from "@/lib/auth/current-user";
+import { portalPublicUrl } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { listApiKeys } from "@/lib/domain/api-keys/list-api-keys";
 import { formatDateTime } from "@/lib/format";
@@ -22,15 +26,22 @@ export default async function ApiKeysPage() {
         title="Personal API keys"
         description={
           <>
-            Keys authenticate scripts against the management API (
+            Keys authenticate scripts against the management API as you, with your role ({actor.role}). Send one as{" "}
+            <code className="rounded bg-slate-100 px-1">Authorization: Bearer slk_…</code>; every operation is in the{" "}
+            <Link className="text-teal-800 underline" href="/api-reference">
+              API reference
+            </Link>{" "}
+            (also as the{" "}
             <a className="text-teal-800 underline" href="/api/v1/openapi.json">
               OpenAPI document
             </a>
-            ) as you, with your role ({actor.role}). Send one as{" "}
-            <code className="rounded bg-slate-100 px-1">Authorization: Bearer slk_…</code>.
+            ).
           </>
         }
       />
+      <div className="mb-8">
+        <FirstCall portalUrl={portalPublicUrl()} />
+      </div>
       <section aria-labelledby="new-key" className="mb-8 rounded-lg border border-slate-200 p-5">
         <h2 id="new-key" className="mb-3 text-base font-semibold">
           New key

@@ -1775,6 +1775,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description MAJOR.MINOR.PATCH such as 1.0.0 (Semantic Versioning 2.0.0; an optional -pre-release and +build may follow) */
                     version: string;
                     /** @default  */
                     description?: string;
@@ -1877,6 +1878,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description MAJOR.MINOR.PATCH such as 1.0.0. An API created with an older, non-semantic version may send that version unchanged. */
                     version?: string;
                     description?: string;
                     tags?: string[];

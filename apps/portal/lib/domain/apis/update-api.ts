@@ -8,8 +8,8 @@ import type { AuthorizedActor } from "../../auth/actor";
 import { endpointRecord } from "../../catalog/records";
 import { recordChange } from "../../outbox/record-change";
 import type { Database } from "../../db";
-import { notFound, translateConstraint } from "../../errors";
-import type { UpdateApiInput } from "../../validation/apis";
+import { invalid, notFound, translateConstraint } from "../../errors";
+import { SEMANTIC_API_VERSION, SEMANTIC_VERSION_MESSAGE, type UpdateApiInput } from "../../validation/apis";
 import { API_CONSTRAINTS } from "./api-constraints";
 import { checkOwner } from "./check-owner";
 import { getApi } from "./get-api";
@@ -21,6 +21,10 @@ export async function updateApi(options: { db: Database; actor: AuthorizedActor<
     // (for share) before building their record from its name and version.
     const [before] = await tx.select().from(streamingApis).where(eq(streamingApis.id, options.apiId)).for("update");
     if (!before) throw notFound("The API");
+    // An older, non-semantic version may stay as it is; a new one must be semantic.
+    if (input.version !== undefined && input.version !== before.version && !SEMANTIC_API_VERSION.test(input.version)) {
+      throw invalid("version", SEMANTIC_VERSION_MESSAGE);
+    }
     if (input.ownerId !== undefined && input.ownerId !== before.ownerId) await checkOwner(tx, input.ownerId);
     const [after] = await tx
       .update(streamingApis)

@@ -136,6 +136,11 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
               </Badge>
             ))}
           </span>
+          {endpoint.operations.includes("publish") ? null : (
+            <span className="block text-xs font-normal text-slate-500" data-testid="endpoint-subscribe-only">
+              subscribe-only: clients receive its messages and cannot publish here
+            </span>
+          )}
         </Fact>
         <Fact term="Payload format">{endpoint.payloadFormat}</Fact>
       </dl>
@@ -146,7 +151,12 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             Message schema
           </h2>
           {endpoint.valueSchema ? (
-            <RegistrySchema side="value" subject={endpoint.valueSchema} registered={registered} />
+            <RegistrySchema
+              side="value"
+              subject={endpoint.valueSchema}
+              registered={registered}
+              publishes={endpoint.operations.includes("publish")}
+            />
           ) : endpoint.jsonSchema ? (
             <pre
               className="max-h-[32rem] overflow-auto rounded-lg border border-slate-200 bg-slate-50 p-3 text-xs"
@@ -156,7 +166,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             </pre>
           ) : (
             <p className="text-sm text-slate-500">
-              No schema: the gateway accepts any{" "}
+              No schema: {endpoint.operations.includes("publish") ? "the gateway accepts" : "messages may be"} any{" "}
               {endpoint.payloadFormat === "json" ? "JSON value" : endpoint.payloadFormat === "text" ? "UTF-8 text" : "bytes"}.
             </p>
           )}
@@ -166,7 +176,12 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             <h2 id="key-schema-heading" className="mb-2 text-base font-semibold">
               Key schema
             </h2>
-            <RegistrySchema side="key" subject={endpoint.keySchema} registered={registeredKey} />
+            <RegistrySchema
+              side="key"
+              subject={endpoint.keySchema}
+              registered={registeredKey}
+              publishes={endpoint.operations.includes("publish")}
+            />
           </section>
         ) : null}
         <section aria-labelledby="examples-heading">
@@ -225,10 +240,13 @@ function RegistrySchema({
   side: role,
   subject,
   registered,
+  publishes,
 }: {
   side: "value" | "key";
   subject: { subject: string; version: number | null; strategy: string };
   registered: Awaited<ReturnType<typeof registrySchemaOf>> | null;
+  /** Whether the endpoint accepts publishes: only then does the text say how they are encoded. */
+  publishes: boolean;
 }) {
   const schema = registered && "schema" in registered ? registered.schema : null;
   return (
@@ -256,8 +274,8 @@ function RegistrySchema({
       </dl>
       <p className="mb-2 text-xs text-slate-500">
         {role === "value"
-          ? "Records are decoded with the schema whose id they carry and arrive as JSON; publishes are encoded with the version above."
-          : "Record keys are decoded with the schema whose id they carry; a path key (its JSON text) is encoded with the version above to find its partition and as the key of a publish."}
+          ? `Records are decoded with the schema whose id they carry and arrive as JSON${publishes ? "; publishes are encoded with the version above" : ""}.`
+          : `Record keys are decoded with the schema whose id they carry; a path key (its JSON text) is encoded with the version above to find its partition${publishes ? " and as the key of a publish" : ""}.`}
       </p>
       {schema ? (
         <pre
