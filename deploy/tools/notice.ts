@@ -1,6 +1,8 @@
 // Writes NOTICE at the repository root: what the three images bundle besides
 // Sluice's own code, by licence. Run after changing dependencies:
 //   node --import tsx deploy/tools/notice.ts
+// With --check it writes nothing and fails when NOTICE is not what it would
+// write (the test runner's check that NOTICE follows the dependencies).
 // npm: the production dependencies of the portal and the bridge, as `pnpm
 // licenses list --prod` reads them from node_modules (run pnpm install first).
 // Go: the modules linked into the gateway binary (`go list -deps`), each
@@ -115,5 +117,17 @@ ${section(npm)}
 
 ${goNotices.sort().join("\n\n")}
 `;
-writeFileSync(path.join(root, "NOTICE"), notice);
-process.stdout.write(`NOTICE written: ${go.size} Go licence groups, ${npm.size} npm licence groups\n`);
+const noticeFile = path.join(root, "NOTICE");
+if (process.argv.includes("--check")) {
+  const current = existsSync(noticeFile) ? readFileSync(noticeFile, "utf8") : "";
+  if (current !== notice) {
+    process.stderr.write(
+      "NOTICE does not list the images' current dependencies: run `node --import tsx deploy/tools/notice.ts` and commit NOTICE.\n",
+    );
+    process.exit(1);
+  }
+  process.stdout.write("NOTICE is current\n");
+} else {
+  writeFileSync(noticeFile, notice);
+  process.stdout.write(`NOTICE written: ${go.size} Go licence groups, ${npm.size} npm licence groups\n`);
+}

@@ -312,7 +312,8 @@ const CHART_KUBE_VERSION = "1.30.0";
  * hadolint on every Dockerfile; `helm lint --strict` and `helm template` with
  * each value set in the chart's ci/ folder; and every rendered manifest
  * decoded strictly against the Kubernetes API types (deploy/helm/check, whose
- * own tests prove it refuses unknown fields and kinds). helm's version is
+ * own tests prove it refuses unknown fields and kinds); and NOTICE compared
+ * with what deploy/tools/notice.ts makes from the installed dependencies. helm's version is
  * pinned in deploy/helm/check/go.mod (a tool dependency) and hadolint's in
  * deploy/tools/hadolint-requirements.txt (hashes); both are built or installed
  * once into .sluice/tools. Cached, the whole check takes under a minute here (most of it compiling the checker's tests).
@@ -350,6 +351,10 @@ export async function runDeployChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
     cwd: checkDir,
     env: goEnv,
     parse: goTestCounts,
+  });
+  await runStep("NOTICE lists the images' dependencies", process.execPath, ["--import", "tsx", "deploy/tools/notice.ts", "--check"], {
+    env: goEnv,
+    parse: exitCodeOnly,
   });
   if (built.exitCode !== 0) return;
   const chartDir = path.join(REPO_ROOT, "deploy/helm/sluice");
