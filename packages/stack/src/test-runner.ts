@@ -316,7 +316,7 @@ const CHART_KUBE_VERSION = "1.30.0";
  * with what deploy/tools/notice.ts makes from the installed dependencies. helm's version is
  * pinned in deploy/helm/check/go.mod (a tool dependency) and hadolint's in
  * deploy/tools/hadolint-requirements.txt (hashes); both are built or installed
- * once into .sluice/tools. Cached, the whole check takes under a minute here (most of it compiling the checker's tests).
+ * once into .sluice/tools. Cached, the whole check takes ~10 s here (~1 min with hadolint's first install).
  */
 export async function runDeployChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
   const tools = path.join(REPO_ROOT, ".sluice/tools");
