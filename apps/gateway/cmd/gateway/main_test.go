@@ -2,6 +2,9 @@ package main
 
 import (
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -55,5 +58,22 @@ func TestInvalidKafkaSecurityNamesTheVariable(t *testing.T) {
 	}
 	if strings.Contains(out+errOut, secret) {
 		t.Fatalf("the password is printed: %s", errOut)
+	}
+}
+
+func TestHealthcheckFollowsTheConfiguredPort(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	if code, _, errOut := capture(t, "healthcheck", "-addr", "0.0.0.0:"+port); code != 0 {
+		t.Fatalf("healthcheck against a healthy node: exit %d, %s", code, errOut)
+	}
+	srv.Close()
+	if code, _, _ := capture(t, "healthcheck", "-addr", "0.0.0.0:"+port); code != 1 {
+		t.Fatalf("healthcheck against a stopped node: exit %d, want 1", code)
 	}
 }
