@@ -77,3 +77,20 @@ func TestHealthcheckFollowsTheConfiguredPort(t *testing.T) {
 		t.Fatalf("healthcheck against a stopped node: exit %d, want 1", code)
 	}
 }
+
+func TestHealthcheckSpeaksTLSWhenTheNodeServesIt(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	// The files are not read by the probe: they only say the node serves TLS.
+	if code, _, errOut := capture(t, "healthcheck", "-addr", "0.0.0.0:"+port, "-tls-cert-file", "gateway.crt", "-tls-key-file", "gateway.key"); code != 0 {
+		t.Fatalf("healthcheck of a TLS node: exit %d, %s", code, errOut)
+	}
+	if code, _, _ := capture(t, "healthcheck", "-addr", "0.0.0.0:"+port); code != 1 {
+		t.Fatalf("plain HTTP to a TLS node: exit %d, want 1", code)
+	}
+}
