@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 
+import { ConnectHint } from "@/components/connect-hint";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -11,7 +12,8 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { DEFAULT_PAGE_SIZE } from "@/lib/pagination";
 import { hasRole, tryAuthorize } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
-import { tokenSettings } from "@/lib/config";
+import { gatewayPublicUrl, tokenSettings } from "@/lib/config";
+import { connectUrls } from "@/lib/connect-urls";
 import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
 import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-requests";
@@ -83,6 +85,9 @@ export default async function AppPage({
   const planChoices = editorActor ? await listPlanChoices({ db, actor: editorActor }) : [];
   const { maxLifetimeSeconds } = tokenSettings();
   const isConsole = app.kind === "console";
+  // The Connect hints show an exact grant's path when the app has one; a wildcard is no path to connect to.
+  const connectPath = grants.find((g) => !g.endpointPattern.includes("*"))?.endpointPattern ?? "/{topic}/{key}";
+  const connect = connectUrls(gatewayPublicUrl(), connectPath);
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
@@ -231,6 +236,7 @@ export default async function AppPage({
               appId={app.id}
               grants={grants.map((g) => ({ pattern: g.endpointPattern, operations: g.operations }))}
               lifetimes={lifetimeChoices(maxLifetimeSeconds)}
+              connect={{ wsUrl: connect.wsUrl, sseUrl: connect.sseUrl }}
             />
           </div>
         ) : null}
@@ -280,6 +286,7 @@ export default async function AppPage({
         <div className="mt-4">
           <RevokeAllTokensButton appId={app.id} name={app.name} />
         </div>
+        {isConsole ? null : <ConnectHint path={connectPath} headingLevel={3} />}
       </section>
 
       <section aria-labelledby="edit-heading" className="rounded-lg border border-slate-200 p-5">
