@@ -227,7 +227,12 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
           {plansEditable ? " The API's owner, editors and admins define them." : ""}
         </p>
         {plans.length === 0 ? (
-          <EmptyState title="No plans">Access to this API comes without limits.</EmptyState>
+          <EmptyState title="No plans">
+            Access to this API comes without limits.
+            {plansEditable
+              ? " Add a plan below to cap what an app may do under it (connections, messages per second); access requests then name a plan."
+              : ""}
+          </EmptyState>
         ) : (
           <Table caption={`Plans of ${api.name}`}>
             <thead>

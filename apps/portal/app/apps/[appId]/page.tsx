@@ -20,7 +20,7 @@ import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-
 import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listPlanChoices } from "@/lib/domain/plans/list-plans";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
-import { formatDateTime, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
+import { formatDateTime, formatPerson, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
 
 import {
@@ -98,7 +98,8 @@ export default async function AppPage({
           <>
             {app.description ? <span className="block">{app.description}</span> : null}
             <span className="block text-xs text-slate-500">
-              App id <code data-testid="app-id">{app.id}</code> · owner {app.ownerEmail ?? "—"} · created {formatDateTime(app.createdAt)}
+              App id <code data-testid="app-id">{app.id}</code> · owner {formatPerson(app.ownerName, app.ownerEmail)} · created{" "}
+              {formatDateTime(app.createdAt)}
               {app.tokensNotBefore ? ` · tokens issued before ${formatDateTime(app.tokensNotBefore)} are revoked` : ""}
             </span>
           </>
@@ -132,7 +133,16 @@ export default async function AppPage({
             {editor ? "" : "Editors and admins set grants; to get some, request access from an API's or endpoint's page."}
           </p>
           {grants.length === 0 ? (
-            <EmptyState title="No grants yet">
+            <EmptyState
+              title="No grants yet"
+              action={
+                editor ? null : (
+                  <ButtonLink variant="secondary" href="/apis">
+                    Browse the catalog
+                  </ButtonLink>
+                )
+              }
+            >
               {editor
                 ? "Add one below: an endpoint path or a wildcard such as /prices/*."
                 : "Request access from an API's or endpoint's page in the catalog; once approved, the grants appear here and you can mint tokens."}
@@ -206,7 +216,16 @@ export default async function AppPage({
             .
           </p>
           {requests.items.length === 0 ? (
-            <EmptyState title="No access requests yet">Request access from an API&apos;s or endpoint&apos;s page.</EmptyState>
+            <EmptyState
+              title="No access requests yet"
+              action={
+                <ButtonLink variant="secondary" href="/apis">
+                  Browse the catalog
+                </ButtonLink>
+              }
+            >
+              Request access from an API&apos;s or endpoint&apos;s page; the request and its decision show here.
+            </EmptyState>
           ) : (
             <AccessRequestTable
               caption="Access requests of this app"
@@ -242,7 +261,13 @@ export default async function AppPage({
         ) : null}
         {tokens.items.length === 0 ? (
           <EmptyState title="No tokens yet">
-            {grants.length ? "Mint one above." : "Tokens can be minted once the app has grants."}
+            {grants.length
+              ? "Mint one above: a token is what a client connects with, and it is shown only once."
+              : isConsole
+                ? "Tokens appear here when someone clicks Try it on an endpoint's page."
+                : editor
+                  ? "Tokens can be minted once the app has a grant: add one above."
+                  : "Tokens can be minted once the app has grants: request access from the catalog."}
           </EmptyState>
         ) : (
           <>
