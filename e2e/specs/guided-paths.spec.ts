@@ -80,6 +80,8 @@ test("the getting-started checklist follows a fresh admin from nothing to a conn
   await expect(admin.getByTestId("endpoint-path")).toHaveText(`/${topic}/{symbol}`);
   // The endpoint's Connect hints are the configured gateway's URLs with its path.
   await expect(admin.getByTestId("connect-ws-url")).toHaveText(gatewayWsUrl());
+  // A subscribe-only endpoint is offered no publishing.
+  await expect(admin.getByTestId("connect-publish-url")).toHaveCount(0);
   await expect(admin.getByTestId("connect-sse-url")).toHaveText(
     `${process.env.SLUICE_GATEWAY_URL ?? "http://127.0.0.1:8080"}/sse/${topic}/{symbol}`,
   );

@@ -24,6 +24,10 @@ export function ConnectHint({
   const urls = connectUrls(gatewayPublicUrl(), path);
   const Heading = headingLevel === 2 ? "h2" : "h3";
   const parameterised = /\{[^}]+\}/.test(path);
+  // Only what the endpoint allows: a subscribe-only endpoint is never offered publishing.
+  const canSubscribe = operations.includes("subscribe");
+  const canPublish = operations.includes("publish");
+  const wsOperations = canSubscribe && canPublish ? "subscribe and publish" : canSubscribe ? "subscribe" : "publish";
   return (
     <section aria-labelledby="connect-heading" className="mt-8" data-testid="connect-hint">
       <Heading id="connect-heading" className="text-base font-semibold">
@@ -39,16 +43,21 @@ export function ConnectHint({
         .
       </p>
       <dl className="mt-3 space-y-3 text-sm">
-        <Hint term="WebSocket (subscribe and publish)" testId="connect-ws-url" value={urls.wsUrl}>
+        <Hint term={`WebSocket (${wsOperations})`} testId="connect-ws-url" value={urls.wsUrl}>
           subprotocol <code className="font-mono">sluice.v1</code>, <code className="font-mono">Authorization: Bearer</code> on the upgrade;
-          then send <code className="font-mono break-all">{`{"type":"subscribe","id":"1","endpoint":"${path}"}`}</code>
+          then send{" "}
+          <code className="font-mono break-all">
+            {canSubscribe
+              ? `{"type":"subscribe","id":"1","endpoint":"${path}"}`
+              : `{"type":"publish","id":"1","endpoint":"${path}","data":{"hello":"world"}}`}
+          </code>
         </Hint>
-        {operations.includes("subscribe") ? (
+        {canSubscribe ? (
           <Hint term="Server-Sent Events (subscribe)" testId="connect-sse-url" value={urls.sseUrl}>
             <code className="font-mono break-all">{`curl -N -H "Authorization: Bearer ${TOKEN_VAR}" '${urls.sseUrl}'`}</code>
           </Hint>
         ) : null}
-        {operations.includes("publish") ? (
+        {canPublish ? (
           <Hint term="HTTP publish" testId="connect-publish-url" value={urls.publishUrl}>
             <code className="font-mono break-all">{`curl -X POST -H "Authorization: Bearer ${TOKEN_VAR}" ${publishBody(payloadFormat)} '${urls.publishUrl}'`}</code>
           </Hint>
