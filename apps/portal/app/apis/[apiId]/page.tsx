@@ -230,7 +230,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
           <EmptyState title="No plans">
             Access to this API comes without limits.
             {plansEditable
-              ? " Add a plan below to cap what an app may do under it (connections, messages per second); access requests then name a plan."
+              ? " Define one below to cap what an app may do under it (connections, messages per second); access requests then name a plan."
               : ""}
           </EmptyState>
         ) : (
