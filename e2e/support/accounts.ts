@@ -21,7 +21,13 @@ export const anonymous = { storageState: { cookies: [], origins: [] } };
  * Invites a user with `role` (e-mail `<role>-<story>-<stamp>@e2e.sluice`) from the
  * admin's page and returns their signed-in page in a fresh context.
  */
-export async function invite(admin: Page, browser: Browser, role: "viewer" | "editor", story: string, stamp: number): Promise<Page> {
+export async function invite(
+  admin: Page,
+  browser: Browser,
+  role: "viewer" | "editor" | "admin",
+  story: string,
+  stamp: number,
+): Promise<Page> {
   const email = `${role}-${story}-${stamp}@e2e.sluice`;
   await admin.goto("/settings/users");
   await admin.getByLabel("E-mail").fill(email);

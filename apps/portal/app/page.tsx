@@ -1,16 +1,20 @@
 import Link from "next/link";
 
 import { AudienceCard } from "@/components/audience-card";
+import { GettingStarted } from "./getting-started";
 import { EndpointExample } from "@/components/endpoint-example";
+import { MarkdownText } from "@/components/markdown";
 import { StackStatus } from "@/components/stack-status";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { hasRole, type AuthorizedActor } from "@/lib/auth/actor";
 import { currentActor } from "@/lib/auth/current-user";
+import { gatewayServers } from "@/lib/asyncapi/build-document";
 import { gatewayPublicUrl } from "@/lib/config";
 import { getDb } from "@/lib/db";
 import { listApis } from "@/lib/domain/apis/list-apis";
+import { getChecklist } from "@/lib/domain/checklist/get-checklist";
 
 // The stack status is a live check and the catalog changes: never prerender.
 export const dynamic = "force-dynamic";
@@ -20,10 +24,17 @@ export default async function HomePage() {
   return actor ? <CatalogHome actor={actor} /> : <Landing />;
 }
 
-/** Signed in: what Sluice is, the APIs, and the three steps from here to live data. */
+/**
+ * Signed in: what Sluice is, the getting-started checklist (or, once the user
+ * hid it, the three steps from an app to live data), and the APIs.
+ */
 async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
-  const page = await listApis({ db: getDb(), actor, query: { limit: 9 } });
+  const [page, checklist] = await Promise.all([
+    listApis({ db: getDb(), actor, query: { limit: 9 } }),
+    getChecklist({ db: getDb(), actor }),
+  ]);
   const canEdit = hasRole(actor, "editor");
+  const gateway = gatewayServers(gatewayPublicUrl());
   const steps = [
     {
       title: "Create an app",
@@ -39,7 +50,7 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
     },
     {
       title: "Connect",
-      text: `Open a WebSocket (or SSE) to the gateway at ${gatewayPublicUrl()} with the token and subscribe to an endpoint path.`,
+      text: `Open a WebSocket to ${gateway.wsUrl} (or Server-Sent Events at ${gateway.sseBase}/{topic}/{key}) with the token and subscribe to an endpoint path.`,
       href: "/apis",
       cta: "Pick an endpoint",
     },
@@ -53,27 +64,31 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
         with its own token — no Kafka client needed.
       </p>
 
-      <section aria-labelledby="get-access" className="mt-8">
-        <h2 id="get-access" className="text-lg font-semibold">
-          How to get access
-        </h2>
-        <ol className="mt-3 grid gap-4 md:grid-cols-3">
-          {steps.map((s, i) => (
-            <li key={s.title} className="flex flex-col rounded-lg border border-slate-200 p-4">
-              <p className="flex items-center gap-2 font-semibold text-slate-900">
-                <span aria-hidden className="flex size-6 items-center justify-center rounded-full bg-teal-700 text-xs text-white">
-                  {i + 1}
-                </span>
-                {s.title}
-              </p>
-              <p className="mt-1 flex-1 text-sm text-slate-600">{s.text}</p>
-              <Link href={s.href} className="mt-3 text-sm font-medium text-teal-800 hover:underline">
-                {s.cta} →
-              </Link>
-            </li>
-          ))}
-        </ol>
-      </section>
+      {checklist.dismissed ? (
+        <section aria-labelledby="get-access" className="mt-8">
+          <h2 id="get-access" className="text-lg font-semibold">
+            How to get access
+          </h2>
+          <ol className="mt-3 grid gap-4 md:grid-cols-3">
+            {steps.map((s, i) => (
+              <li key={s.title} className="flex flex-col rounded-lg border border-slate-200 p-4">
+                <p className="flex items-center gap-2 font-semibold text-slate-900">
+                  <span aria-hidden className="flex size-6 items-center justify-center rounded-full bg-teal-700 text-xs text-white">
+                    {i + 1}
+                  </span>
+                  {s.title}
+                </p>
+                <p className="mt-1 flex-1 text-sm text-slate-600">{s.text}</p>
+                <Link href={s.href} className="mt-3 text-sm font-medium text-teal-800 hover:underline">
+                  {s.cta} →
+                </Link>
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : (
+        <GettingStarted steps={checklist.steps} />
+      )}
 
       <section aria-labelledby="home-apis" className="mt-10">
         <div className="mb-3 flex flex-wrap items-end justify-between gap-3">
@@ -104,7 +119,11 @@ async function CatalogHome({ actor }: { actor: AuthorizedActor }) {
                   <Badge tone="blue">v{api.version}</Badge>
                 </div>
                 <p className="mt-1 line-clamp-2 text-sm text-slate-600">
-                  {api.description || `${api.endpointCount} endpoint${api.endpointCount === 1 ? "" : "s"}`}
+                  {api.description ? (
+                    <MarkdownText source={api.description} inline />
+                  ) : (
+                    `${api.endpointCount} endpoint${api.endpointCount === 1 ? "" : "s"}`
+                  )}
                 </p>
               </li>
             ))}

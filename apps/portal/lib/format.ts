@@ -39,3 +39,9 @@ export function formatPlanLimits(limits: {
   ].filter((p) => p !== null);
   return parts.length ? parts.join(" · ") : "no limits";
 }
+
+/** A person as pages show them: "Ada Lovelace (ada@example.com)", the e-mail alone without a name, "—" for nobody. */
+export function formatPerson(name: string | null | undefined, email: string | null | undefined): string {
+  if (!email) return name || "—";
+  return name ? `${name} (${email})` : email;
+}

@@ -69,6 +69,10 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
+    /** The sign-in before the last one: what the user is shown as "last signed in" (the last one is the current session's). */
+    previousLoginAt: timestamp("previous_login_at", { withTimezone: true }),
+    /** When the user dismissed the home page's getting-started checklist; null while it is shown. */
+    checklistDismissedAt: timestamp("checklist_dismissed_at", { withTimezone: true }),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
   },
   (t) => [

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
+import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { NextPageLink } from "@/components/ui/pagination";
@@ -64,8 +65,20 @@ export default async function AccessRequestsPage({
         ) : null}
       </nav>
       {page.items.length === 0 ? (
-        <EmptyState title={tab === "pending" ? "Nothing waits for a decision" : `No ${tab === "all" ? "" : `${tab} `}requests`}>
-          {decider ? "When an app's owner asks for access to an API, the request appears here." : "Requests for APIs you own appear here."}
+        <EmptyState
+          title={tab === "pending" ? "Nothing waits for a decision" : `No ${tab === "all" ? "" : `${tab} `}requests`}
+          action={
+            <ButtonLink variant="secondary" href="/apps">
+              Your apps
+            </ButtonLink>
+          }
+        >
+          {tab === "pending"
+            ? "When an app's owner asks for access to an API (from its page in the catalog), the request waits here for a decision."
+            : decider
+              ? "Requests of apps for access to an API appear here."
+              : "Requests for the APIs you own appear here."}{" "}
+          Your own apps&apos; requests are on each app&apos;s page.
         </EmptyState>
       ) : (
         <AccessRequestTable

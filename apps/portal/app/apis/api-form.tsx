@@ -57,6 +57,7 @@ export function ApiForm({ api }: { api?: ApiFormDefaults }) {
         maxLength={2000}
         className="font-sans"
         placeholder="What flows through this API, and who it is for"
+        hint="Markdown: **bold**, `code`, lists and links. HTML is not shown."
         defaultValue={formValue(state, "description", api?.description)}
         error={errors.description}
       />

@@ -283,6 +283,7 @@ export function EndpointForm({
           rows={3}
           maxLength={2000}
           className="font-sans"
+          hint="Markdown: **bold**, `code`, lists and links. HTML is not shown."
           defaultValue={formValue(state, "description", endpoint?.description)}
           error={errors.description}
         />

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
+import { MarkdownText } from "@/components/markdown";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -130,7 +131,11 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
                 <Badge tone="blue">v{api.version}</Badge>
               </div>
               <p className="mt-1 line-clamp-3 flex-1 text-sm text-slate-600">
-                {api.description || <span className="italic text-slate-400">No description</span>}
+                {api.description ? (
+                  <MarkdownText source={api.description} inline />
+                ) : (
+                  <span className="italic text-slate-400">No description</span>
+                )}
               </p>
               <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                 <span>

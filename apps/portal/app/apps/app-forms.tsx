@@ -253,10 +253,13 @@ export function MintTokenForm({
   appId,
   grants,
   lifetimes,
+  connect,
 }: {
   appId: string;
   grants: MintableGrant[];
   lifetimes: { seconds: number; label: string }[];
+  /** The gateway URLs to show under a new token (lib/connect-urls.ts). */
+  connect?: { wsUrl: string; sseUrl: string };
 }) {
   const [state, action] = useActionState(mintTokenAction, initial);
   const chosenSub = formValues(state, "sub", []);
@@ -265,6 +268,13 @@ export function MintTokenForm({
   return (
     <div className="space-y-4">
       {state.secret ? <SecretOnce label="Your new token" value={state.secret} testId="new-token" /> : null}
+      {state.secret && connect ? (
+        <p className="text-sm text-slate-700" data-testid="new-token-connect">
+          Connect with it: WebSocket <code className="font-mono break-all">{connect.wsUrl}</code> (subprotocol{" "}
+          <code className="font-mono">sluice.v1</code>), or Server-Sent Events{" "}
+          <code className="font-mono break-all">{`curl -N -H "Authorization: Bearer <token>" '${connect.sseUrl}'`}</code>
+        </p>
+      ) : null}
       <form action={action} className="space-y-4" noValidate aria-label="Mint token">
         <CsrfField />
         <input type="hidden" name="appId" value={appId} />

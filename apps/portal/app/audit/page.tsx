@@ -22,7 +22,7 @@ import { ChangeDiff } from "./change-diff";
 export const metadata: Metadata = { title: "Audit log · Sluice" };
 
 const FILTERS = ["entityType", "entityId", "action", "actor", "from", "to"] as const;
-type Params = Partial<Record<(typeof FILTERS)[number] | "cursor", string>>;
+type Params = Partial<Record<(typeof FILTERS)[number] | "cursor" | "console", string>>;
 
 /** `<input type="datetime-local">` sends no zone; the page shows and takes times in UTC. */
 function utcInstant(value: string | undefined): string | undefined {
@@ -39,19 +39,28 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const actor = await pageActor("editor", "/audit");
   const raw = await searchParams;
   const params: Params = {};
-  for (const key of [...FILTERS, "cursor"] as const) {
+  for (const key of [...FILTERS, "cursor", "console"] as const) {
     const v = raw[key];
     const text = (Array.isArray(v) ? v[0] : v)?.trim();
     if (text) params[key] = text;
   }
 
+  // The live console's token mints are hidden unless asked for (?console=1): one per Try it click, they bury the rest.
+  const showConsoleMints = params.console === "1";
   const db = getDb();
   const entityTypes = await listAuditEntityTypes({ db, actor });
   let fieldErrors: FieldError[] = [];
   let page: Awaited<ReturnType<typeof listAuditEntries>> | undefined;
   try {
     const filter = parseInput(auditFilterInput, { ...params, cursor: undefined, from: utcInstant(params.from), to: utcInstant(params.to) });
-    page = await listAuditEntries({ db, actor, filter, limit: DEFAULT_PAGE_SIZE, cursor: decodeCursor(params.cursor, 2) });
+    page = await listAuditEntries({
+      db,
+      actor,
+      filter,
+      limit: DEFAULT_PAGE_SIZE,
+      cursor: decodeCursor(params.cursor, 2),
+      hideConsoleMints: !showConsoleMints,
+    });
   } catch (err) {
     if (!(err instanceof AppError) || err.status !== 422) throw err;
     fieldErrors = err.fieldErrors;
@@ -110,6 +119,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           hint="Entries before this time"
           error={errorOf("to")}
         />
+        <label className="flex items-center gap-2 text-sm text-slate-800 sm:col-span-2 lg:col-span-3">
+          <input
+            type="checkbox"
+            name="console"
+            value="1"
+            defaultChecked={showConsoleMints}
+            className="size-4 accent-teal-700"
+            data-testid="audit-show-console"
+          />
+          Show the live console&apos;s token mints (one per Try it; hidden by default)
+        </label>
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-3">
           <button type="submit" className={buttonStyles.primary}>
             Apply filters
@@ -128,7 +148,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </p>
       ) : !page || page.items.length === 0 ? (
         <EmptyState title={filtered ? "No entries match these filters" : "No audit entries yet"}>
-          {filtered ? "Widen the time range or clear a filter." : "Changes to the catalog, apps and access appear here as they happen."}
+          {filtered
+            ? "Widen the time range or clear a filter."
+            : showConsoleMints
+              ? "Changes to the catalog, apps and access appear here as they happen."
+              : "Changes to the catalog, apps and access appear here as they happen. The live console's token mints are hidden: tick the box above to see them."}
         </EmptyState>
       ) : (
         <>
@@ -150,12 +174,20 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                       {e.occurredAt.toISOString().slice(0, 19).replace("T", " ")}
                     </time>
                   </Td>
-                  <Td className="break-all">{e.actor}</Td>
+                  <Td className="break-all">
+                    {e.actorName ? <span className="block font-medium">{e.actorName}</span> : null}
+                    <span className={e.actorName ? "text-xs text-slate-600" : undefined}>{e.actor}</span>
+                  </Td>
                   <Td>
                     <code className="text-xs">{e.action}</code>
                   </Td>
                   <Td>
                     <Badge tone="slate">{e.entityType}</Badge>
+                    {e.entityName ? (
+                      <span className="mt-1 block text-sm font-medium break-all text-slate-900" data-testid="audit-entity-name">
+                        {e.entityName}
+                      </span>
+                    ) : null}
                     {e.entityId ? (
                       <Link
                         href={`/audit?${new URLSearchParams({ entityType: e.entityType, entityId: e.entityId })}`}

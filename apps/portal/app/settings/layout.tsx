@@ -5,6 +5,7 @@ import { pageActor } from "@/lib/auth/current-user";
 export default async function SettingsLayout({ children }: { children: React.ReactNode }) {
   const actor = await pageActor("viewer", "/settings");
   const items = [
+    { href: "/settings/account", label: "Account" },
     { href: "/settings/api-keys", label: "API keys" },
     ...(hasRole(actor, "admin")
       ? [

@@ -74,7 +74,10 @@ function TopAppsTable({ apps, linkApps }: { apps: TopApp[]; linkApps: boolean })
         Top apps
       </h2>
       {apps.length === 0 ? (
-        <p className="text-sm text-slate-500">No app traffic in this range.</p>
+        <p className="text-sm text-slate-500" data-testid="usage-empty-apps">
+          No app traffic in this range. A client that connects with an app&apos;s token shows here within a minute; each endpoint&apos;s
+          page has its connection URLs. Try a longer range for older traffic.
+        </p>
       ) : (
         <Table caption="Top apps">
           <thead>
@@ -118,7 +121,10 @@ function TopEndpointsTable({ endpoints, linkEndpoints }: { endpoints: TopEndpoin
         Top endpoints
       </h2>
       {endpoints.length === 0 ? (
-        <p className="text-sm text-slate-500">No endpoint traffic in this range.</p>
+        <p className="text-sm text-slate-500">
+          No endpoint traffic in this range. Subscriptions and publishes on an endpoint show here within a minute; try a longer range for
+          older traffic.
+        </p>
       ) : (
         <Table caption="Top endpoints">
           <thead>

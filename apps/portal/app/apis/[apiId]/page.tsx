@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 
+import { MarkdownText } from "@/components/markdown";
 import { ClientCodeSection } from "@/components/client-code/client-code-section";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
@@ -66,7 +67,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
             {api.name} <Badge tone="blue">v{api.version}</Badge>
           </span>
         }
-        description={api.description || undefined}
+        description={api.description ? <MarkdownText source={api.description} /> : undefined}
         actions={
           <>
             <ButtonLink variant="secondary" href={`/apis/${api.id}/docs`}>
@@ -217,7 +218,9 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
                     {e.payloadFormat}
                     {e.hasSchema ? <span className="text-slate-500"> + schema</span> : null}
                   </Td>
-                  <Td className="hidden max-w-md truncate text-slate-600 md:table-cell">{e.description}</Td>
+                  <Td className="hidden max-w-md truncate text-slate-600 md:table-cell">
+                    <MarkdownText source={e.description} inline />
+                  </Td>
                 </tr>
               ))}
             </tbody>
@@ -235,7 +238,12 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
           {plansEditable ? " The API's owner, editors and admins define them." : ""}
         </p>
         {plans.length === 0 ? (
-          <EmptyState title="No plans">Access to this API comes without limits.</EmptyState>
+          <EmptyState title="No plans">
+            Access to this API comes without limits.
+            {plansEditable
+              ? " Define one below to cap what an app may do under it (connections, messages per second); access requests then name a plan."
+              : ""}
+          </EmptyState>
         ) : (
           <Table caption={`Plans of ${api.name}`}>
             <thead>

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 
+import { ConnectHint } from "@/components/connect-hint";
 import { Badge } from "@/components/ui/badge";
 import { ButtonLink } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -11,7 +12,8 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { DEFAULT_PAGE_SIZE } from "@/lib/pagination";
 import { hasRole, tryAuthorize } from "@/lib/auth/actor";
 import { pageActor } from "@/lib/auth/current-user";
-import { tokenSettings } from "@/lib/config";
+import { gatewayPublicUrl, tokenSettings } from "@/lib/config";
+import { connectUrls } from "@/lib/connect-urls";
 import { getDb } from "@/lib/db";
 import { getApp } from "@/lib/domain/apps/get-app";
 import { listAppAccessRequests } from "@/lib/domain/access-requests/list-access-requests";
@@ -20,7 +22,7 @@ import { listGrants } from "@/lib/domain/grants/list-grants";
 import { listPlanChoices } from "@/lib/domain/plans/list-plans";
 import { countActiveTokens } from "@/lib/domain/tokens/count-active-tokens";
 import { listTokens } from "@/lib/domain/tokens/list-tokens";
-import { formatDateTime, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
+import { formatDateTime, formatPerson, formatPlanLimits, formatRelativeSeconds } from "@/lib/format";
 import { loadOr404 } from "@/lib/load-or-404";
 
 import {
@@ -87,6 +89,9 @@ export default async function AppPage({
   const endpointChoices = editorActor ? await listGrantChoices({ db, actor: editorActor }) : [];
   const { maxLifetimeSeconds } = tokenSettings();
   const isConsole = app.kind === "console";
+  // The Connect hints show an exact grant's path when the app has one; a wildcard is no path to connect to.
+  const connectPath = grants.find((g) => !g.endpointPattern.includes("*"))?.endpointPattern ?? "/{topic}/{key}";
+  const connect = connectUrls(gatewayPublicUrl(), connectPath);
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
@@ -97,7 +102,8 @@ export default async function AppPage({
           <>
             {app.description ? <span className="block">{app.description}</span> : null}
             <span className="block text-xs text-slate-500">
-              App id <code data-testid="app-id">{app.id}</code> · owner {app.ownerEmail ?? "—"} · created {formatDateTime(app.createdAt)}
+              App id <code data-testid="app-id">{app.id}</code> · owner {formatPerson(app.ownerName, app.ownerEmail)} · created{" "}
+              {formatDateTime(app.createdAt)}
               {app.tokensNotBefore ? ` · tokens issued before ${formatDateTime(app.tokensNotBefore)} are revoked` : ""}
             </span>
           </>
@@ -131,7 +137,16 @@ export default async function AppPage({
             {editor ? "" : "Editors and admins set grants; to get some, request access from an API's or endpoint's page."}
           </p>
           {grants.length === 0 ? (
-            <EmptyState title="No grants yet">
+            <EmptyState
+              title="No grants yet"
+              action={
+                editor ? null : (
+                  <ButtonLink variant="secondary" href="/apis">
+                    Browse the catalog
+                  </ButtonLink>
+                )
+              }
+            >
               {editor
                 ? "Add one below: an endpoint path or a wildcard such as /prices/*."
                 : "Request access from an API's or endpoint's page in the catalog; once approved, the grants appear here and you can mint tokens."}
@@ -205,7 +220,16 @@ export default async function AppPage({
             .
           </p>
           {requests.items.length === 0 ? (
-            <EmptyState title="No access requests yet">Request access from an API&apos;s or endpoint&apos;s page.</EmptyState>
+            <EmptyState
+              title="No access requests yet"
+              action={
+                <ButtonLink variant="secondary" href="/apis">
+                  Browse the catalog
+                </ButtonLink>
+              }
+            >
+              Request access from an API&apos;s or endpoint&apos;s page; the request and its decision show here.
+            </EmptyState>
           ) : (
             <AccessRequestTable
               caption="Access requests of this app"
@@ -235,12 +259,19 @@ export default async function AppPage({
               appId={app.id}
               grants={grants.map((g) => ({ pattern: g.endpointPattern, operations: g.operations }))}
               lifetimes={lifetimeChoices(maxLifetimeSeconds)}
+              connect={{ wsUrl: connect.wsUrl, sseUrl: connect.sseUrl }}
             />
           </div>
         ) : null}
         {tokens.items.length === 0 ? (
           <EmptyState title="No tokens yet">
-            {grants.length ? "Mint one above." : "Tokens can be minted once the app has grants."}
+            {grants.length
+              ? "Mint one above: a token is what a client connects with, and it is shown only once."
+              : isConsole
+                ? "Tokens appear here when someone clicks Try it on an endpoint's page."
+                : editor
+                  ? "Tokens can be minted once the app has a grant: add one above."
+                  : "Tokens can be minted once the app has grants: request access from the catalog."}
           </EmptyState>
         ) : (
           <>
@@ -287,6 +318,7 @@ export default async function AppPage({
             <RevokeAllTokensButton appId={app.id} name={app.name} />
           </div>
         ) : null}
+        {isConsole ? null : <ConnectHint path={connectPath} headingLevel={3} />}
       </section>
 
       <section aria-labelledby="edit-heading" className="rounded-lg border border-slate-200 p-5">

@@ -49,7 +49,9 @@ export default async function ApiKeysPage() {
         <CreateApiKeyForm />
       </section>
       {keys.length === 0 ? (
-        <EmptyState title="No API keys yet">Create one above when a script needs to talk to Sluice.</EmptyState>
+        <EmptyState title="No API keys yet">
+          An API key lets a script or CI job call the management API as you. Create one above; it is shown once.
+        </EmptyState>
       ) : (
         <Table caption="Your API keys">
           <thead>

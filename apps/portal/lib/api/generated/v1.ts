@@ -967,6 +967,8 @@ export interface components {
             description: string;
             ownerId: string | null;
             ownerEmail: string | null;
+            /** @description The owner's display name, when they have one */
+            ownerName: string | null;
             /** @description Tokens of this app issued before this instant are revoked */
             tokensNotBefore: string | null;
             /**
@@ -1048,10 +1050,14 @@ export interface components {
             /** @description Who acted, as recorded then: an e-mail, with the API key's prefix when one was used, or system */
             actor: string;
             actorUserId: string | null;
+            /** @description The acting user's display name now, when they still exist and have one */
+            actorName: string | null;
             /** @description entity.verb, e.g. endpoint.create */
             action: string;
             entityType: string;
             entityId: string | null;
+            /** @description What the entry is about, by name: an API's name and version, an app's name, an endpoint's path, a user's e-mail, a token's or grant's app; the current name while the entity exists, else the one recorded in the entry */
+            entityName: string | null;
             /** @description The entity before the change (null for a creation) */
             before: unknown;
             /** @description The entity after the change (null for a deletion) */

@@ -27,6 +27,7 @@ export const appSchema = z
     description: z.string(),
     ownerId: z.uuid().nullable(),
     ownerEmail: z.string().nullable(),
+    ownerName: z.string().nullable().describe("The owner's display name, when they have one"),
     tokensNotBefore: nullableTimestamp.describe("Tokens of this app issued before this instant are revoked"),
     kind: z.enum(["standard", "console"]).describe("`console`: the live console's app (no grants; its tokens come from Try it)"),
     createdAt: timestamp,

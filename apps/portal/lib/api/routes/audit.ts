@@ -13,9 +13,16 @@ const auditEntry = z
     occurredAt: timestamp,
     actor: z.string().describe("Who acted, as recorded then: an e-mail, with the API key's prefix when one was used, or system"),
     actorUserId: z.uuid().nullable(),
+    actorName: z.string().nullable().describe("The acting user's display name now, when they still exist and have one"),
     action: z.string().describe("entity.verb, e.g. endpoint.create"),
     entityType: z.string(),
     entityId: z.string().nullable(),
+    entityName: z
+      .string()
+      .nullable()
+      .describe(
+        "What the entry is about, by name: an API's name and version, an app's name, an endpoint's path, a user's e-mail, a token's or grant's app; the current name while the entity exists, else the one recorded in the entry",
+      ),
     before: z.unknown().describe("The entity before the change (null for a creation)"),
     after: z.unknown().describe("The entity after the change (null for a deletion)"),
   })

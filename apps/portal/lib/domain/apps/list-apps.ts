@@ -1,4 +1,5 @@
-// Viewers see their own apps; editors and admins see all. Sorted by name, with
+// Viewers see their own apps; editors and admins see all. Owners come with
+// their e-mail and display name, so pages show a person rather than an id. Sorted by name, with
 // keyset pagination on (name, id) and an optional name/description search.
 import { apps, users } from "@sluice/db";
 import { and, asc, eq, gt, ilike, or, sql, type SQL } from "drizzle-orm";
@@ -15,6 +16,7 @@ export const appColumns = {
   description: apps.description,
   ownerId: apps.ownerId,
   ownerEmail: users.email,
+  ownerName: sql<string | null>`nullif(${users.displayName}, '')`,
   tokensNotBefore: apps.tokensNotBefore,
   kind: apps.kind,
   createdAt: apps.createdAt,
@@ -29,10 +31,13 @@ export async function listApps(options: {
   cursor?: string;
   /** Only the caller's own standard apps, whatever their role (the apps they may ask access for in the portal). */
   ownOnly?: boolean;
+  /** Only apps of this kind (the Apps page lists the console's app apart from the others). */
+  kind?: "standard" | "console";
 }) {
   const filters: (SQL | undefined)[] = [];
   if (options.ownOnly || !hasRole(options.actor, "editor")) filters.push(eq(apps.ownerId, options.actor.userId));
   if (options.ownOnly) filters.push(eq(apps.kind, "standard"));
+  if (options.kind) filters.push(eq(apps.kind, options.kind));
   const q = options.q?.trim();
   if (q) {
     const like = likePattern(q);

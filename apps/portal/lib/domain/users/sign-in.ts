@@ -32,7 +32,12 @@ export async function signIn(options: { db: Database; input: unknown; ip: string
 
   return options.db.transaction(async (tx) => {
     const session = await createSession({ db: tx, userId: user.id, userAgent: options.userAgent });
-    await tx.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
+    // The sign-in before this one is what the user is shown as their last (this one is the new session's);
+    // SET reads the row as it was, so previous_login_at takes the old last_login_at.
+    await tx
+      .update(users)
+      .set({ previousLoginAt: sql`${users.lastLoginAt}`, lastLoginAt: new Date() })
+      .where(eq(users.id, user.id));
     await recordChange(tx, actorFromUser(user, { kind: "session" }), { action: "user.sign_in", entityType: "user", entityId: user.id });
     return { user, ...session };
   });

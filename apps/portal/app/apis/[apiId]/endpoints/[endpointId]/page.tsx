@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 
+import { MarkdownText } from "@/components/markdown";
+import { ConnectHint } from "@/components/connect-hint";
 import { ClientCodeSection } from "@/components/client-code/client-code-section";
 import { LiveConsole } from "@/components/live-console/live-console";
 import { Badge } from "@/components/ui/badge";
@@ -73,7 +75,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
             {endpoint.path}
           </code>
         }
-        description={endpoint.description || undefined}
+        description={endpoint.description ? <MarkdownText source={endpoint.description} /> : undefined}
         actions={
           <>
             {showTraffic ? (
@@ -204,6 +206,8 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
           )}
         </section>
       </div>
+
+      <ConnectHint path={endpoint.path} operations={endpoint.operations} payloadFormat={endpoint.payloadFormat} />
 
       <LiveConsole
         apiId={apiId}
