@@ -130,7 +130,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
                 <Badge tone="blue">v{api.version}</Badge>
               </div>
               <p className="mt-1 line-clamp-3 flex-1 text-sm text-slate-600">
-                {api.description || <span className="italic text-slate-400">No description</span>}
+                {api.description || <span className="italic text-slate-500">No description</span>}
               </p>
               <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
                 <span>
