@@ -26,7 +26,8 @@ export default async function RootLayout({ children }: { children: React.ReactNo
         </a>
         <CsrfProvider token={session?.csrfToken ?? ""}>
           <SiteHeader />
-          <main id="main" className="flex-1">
+          {/* Focusable from script only, so "Skip to content" moves the keyboard focus here, not just the view. */}
+          <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
             {children}
           </main>
         </CsrfProvider>

@@ -463,11 +463,15 @@ export async function runAllTests(): Promise<number> {
       // The secured listeners of the stack's Kafka (SASL_SSL, mutual TLS), for the suites that connect through them.
       SLUICE_TEST_SECURED_KAFKA: JSON.stringify(stack.urls.securedKafka ?? null),
     };
+    // e2e/specs/screens.spec.ts leaves screenshots of the main pages here for a reviewer: only this run's.
+    const screenshots = path.join(REPO_ROOT, "e2e/artifacts/screenshots");
+    rmSync(screenshots, { recursive: true, force: true });
     await runStep("end-to-end tests (Playwright, Chromium)", path.join(REPO_ROOT, "e2e/node_modules/.bin/playwright"), ["test"], {
       cwd: path.join(REPO_ROOT, "e2e"),
       env,
       parse: playwrightCounts,
     });
+    if (existsSync(screenshots)) say(`── screenshots of the main pages (desktop and phone width): ${screenshots}`);
     checkClientToolchains();
     await runStep(
       "integration tests (TypeScript)",

@@ -134,7 +134,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
                 {api.description ? (
                   <MarkdownText source={api.description} inline />
                 ) : (
-                  <span className="italic text-slate-400">No description</span>
+                  <span className="italic text-slate-500">No description</span>
                 )}
               </p>
               <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">

@@ -17,9 +17,9 @@ export default async function SettingsLayout({ children }: { children: React.Rea
   ];
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
-      <div className="grid gap-8 md:grid-cols-[12rem_minmax(0,1fr)]">
+      <div className="grid grid-cols-1 gap-8 md:grid-cols-[12rem_minmax(0,1fr)]">
         <nav aria-label="Settings">
-          <ul className="flex gap-1 md:flex-col">
+          <ul className="flex flex-wrap gap-1 md:flex-col">
             {items.map((i) => (
               <li key={i.href}>
                 <NavLink href={i.href}>{i.label}</NavLink>

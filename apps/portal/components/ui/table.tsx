@@ -1,7 +1,10 @@
 // Tables scroll sideways on narrow screens instead of squeezing their columns.
+// `relative` makes the scroll box the containing block of the cells' sr-only
+// labels (absolutely positioned): otherwise they escape its clipping and widen
+// the whole page on a phone.
 export function Table({ children, caption }: { children: React.ReactNode; caption?: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200">
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200">
       <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         {children}

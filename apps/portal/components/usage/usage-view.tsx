@@ -189,7 +189,8 @@ export function UsageView({
         </a>
       </div>
       <Totals totals={usage.totals} />
-      <div className="mb-8 grid gap-4 lg:grid-cols-2">
+      {/* grid-cols-1 (minmax(0, 1fr)), not the implicit auto column: a wide chart or table scrolls in its box instead of widening the page on a phone. */}
+      <div className="mb-8 grid grid-cols-1 gap-4 lg:grid-cols-2">
         <TimeSeriesChart
           id="messages"
           title="Messages per second"
@@ -235,7 +236,7 @@ export function UsageView({
           ]}
         />
       </div>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         {usage.topApps.length > 0 || usage.topEndpoints.length === 0 ? <TopAppsTable apps={usage.topApps} linkApps={linkApps} /> : null}
         {usage.topEndpoints.length > 0 || usage.topApps.length === 0 ? (
           <TopEndpointsTable endpoints={usage.topEndpoints} linkEndpoints={linkEndpoints} />

@@ -123,7 +123,7 @@ export default async function ApiPage({ params, searchParams }: { params: Promis
                 </Link>
               ))
             ) : (
-              <span className="text-slate-400">none</span>
+              <span className="text-slate-500">none</span>
             )}
           </dd>
         </div>

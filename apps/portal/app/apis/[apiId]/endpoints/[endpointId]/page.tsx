@@ -147,7 +147,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ apiId
         <Fact term="Payload format">{endpoint.payloadFormat}</Fact>
       </dl>
 
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section aria-labelledby="schema-heading">
           <h2 id="schema-heading" className="mb-2 text-base font-semibold">
             Message schema
