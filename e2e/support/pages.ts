@@ -29,6 +29,7 @@ export interface PortalPage {
 export const PORTAL_PAGES: PortalPage[] = [
   { route: "/", visitors: ["anonymous", "admin", "viewer"], main: true },
   { route: "/login", visitors: ["anonymous"], main: true },
+  { route: "/api-reference", visitors: ["admin", "viewer"] },
   { route: "/setup/[token]", visitors: ["anonymous"] },
   { route: "/apis", visitors: ["admin", "viewer"], main: true },
   { route: "/apis/new", visitors: ["admin"] },
@@ -50,6 +51,7 @@ export const PORTAL_PAGES: PortalPage[] = [
   { route: "/traffic", visitors: ["admin", "viewer"], main: true },
   { route: "/traffic/nodes", visitors: ["admin"] },
   { route: "/settings", visitors: [], redirectsTo: "/settings/api-keys" },
+  { route: "/settings/account", visitors: ["admin", "viewer"] },
   { route: "/settings/api-keys", visitors: ["admin", "viewer"] },
   { route: "/settings/users", visitors: ["admin"], main: true },
   { route: "/settings/signing-keys", visitors: ["admin"] },
