@@ -177,6 +177,11 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     // LISTEN before reading anything: a change committed after this point
     // notifies us; one committed before is in the snapshot or still pending.
     await session.query(`listen ${CATALOG_OUTBOX_CHANNEL}`);
+    // The topic first: creating it publishes nothing, and on a fresh cluster the
+    // fence below may wait seconds for Kafka's transaction log to exist, which
+    // gateways need not wait for to find an (empty) catalog topic.
+    await admin.connect();
+    await ensureTopic(admin, config.catalogTopic);
     // Fence earlier leaders before reading anything we will publish: what they
     // committed is now on the topic for readTopic to see; nothing more of theirs
     // can be.
@@ -196,8 +201,6 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     const activePump = pump;
     session.on("notification", () => activePump.wake());
 
-    await admin.connect();
-    await ensureTopic(admin, config.catalogTopic);
     for (const [key, value] of currentState(await readTopic(shared.kafka, admin, config.catalogTopic))) topicState.set(key, value);
     await pump.reconcile();
     if (lost.signal.aborted) return false;

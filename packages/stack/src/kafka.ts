@@ -143,6 +143,9 @@ function serverProperties(config: StackConfig, logDir: string): string {
     "offsets.topic.replication.factor=1",
     "transaction.state.log.replication.factor=1",
     "transaction.state.log.min.isr=1",
+    // One partition, not 50: the bridge's first transactional write waits for
+    // this log to be created, which on one small broker took seconds.
+    "transaction.state.log.num.partitions=1",
     "share.coordinator.state.topic.replication.factor=1",
     "share.coordinator.state.topic.min.isr=1",
     "group.initial.rebalance.delay.ms=0",

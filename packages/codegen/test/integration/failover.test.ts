@@ -43,7 +43,10 @@ function documentFor(h: Harness, nodes: GatewayNode[]): string {
 
 /** A running client: its stdout lines, stderr text and exit. */
 function start(argv: string[], cwd: string, env: Record<string, string>) {
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...process.env, GOTOOLCHAIN: "local", ...env } });
+  // Without SLUICE_GATEWAY_URL (the test runner exports the stack's gateway there,
+  // which would win over the document's two nodes and knows none of this test's keys).
+  const { SLUICE_GATEWAY_URL: _stackGateway, ...inherited } = process.env;
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...inherited, GOTOOLCHAIN: "local", ...env } });
   const lines: string[] = [];
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += String(d)));
@@ -64,10 +67,11 @@ async function run(argv: string[], cwd: string, env: Record<string, string>): Pr
   return { code, stderr: p.stderr() };
 }
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+/** what may be a function: its text (e.g. the client's stderr so far) is read when the wait fails. */
+async function waitFor(cond: () => boolean, what: string | (() => string), timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -96,7 +100,11 @@ describe("generated clients against two gateway nodes", { timeout: 30 * 60_000 }
       const token = await h.token();
       const subs = KEYS.map((key) => start(language.subscribe(`/${h.topic}/${language.id}-${key}`), root, { SLUICE_TOKEN: token }));
       try {
-        for (const s of subs) await waitFor(() => s.lines.some((l) => l.startsWith('{"subscribed"')), `${language.id}: subscribed`);
+        for (const s of subs)
+          await waitFor(
+            () => s.lines.some((l) => l.startsWith('{"subscribed"')),
+            () => `${language.id}: subscribed (stderr: ${s.stderr().slice(-2000)})`,
+          );
         const got = () => subs.map((s) => s.lines.filter((l) => l.includes('"data"')).map((l) => JSON.parse(l).data.n as number));
         let sent = 0;
         const produce = async (upTo: number) => {
