@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -67,8 +68,16 @@ backend gateways
 	waitReady("http://" + addr + "/readyz")
 	time.Sleep(2 * time.Second) // rise 2: every node in
 	return func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
+		// SIGTERM is HAProxy's immediate stop (SIGINT left it running here).
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
 		_ = os.RemoveAll(dir)
 	}, nil
 }
