@@ -4,7 +4,7 @@
 // and a woken zombie publishes nothing (Kafka fences it).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, afterEach, test } from "node:test";
+import { afterEach, test } from "node:test";
 import pg from "pg";
 import { createScratchDatabase } from "@sluice/db/test-support/scratch";
 import { assertTopicMatches, CatalogWriter } from "./catalog-writer.ts";
@@ -13,14 +13,13 @@ import {
   deleteTopic,
   killAllBridges,
   pendingCount,
-  scratchDatabase,
+  scratchPerTest,
   scratchTopic,
   startBridgeProcess,
   topicRecords,
   usageTopicFor,
   waitFor,
   type BridgeProcess,
-  type ScratchDb,
 } from "./helpers.ts";
 
 /**
@@ -33,22 +32,8 @@ const FAILOVER_BOUND_MS = 10_000;
 /** The lease for the zombie test: the minimum, so it runs quickly. */
 const LEASE_SECONDS = 3;
 
-const cleanups: Array<() => Promise<void>> = [];
+const { fixture, defer } = scratchPerTest();
 afterEach(() => killAllBridges());
-after(async () => {
-  for (const c of cleanups) await c();
-});
-
-async function fixture(): Promise<{ db: ScratchDb; topic: string }> {
-  const db = await scratchDatabase();
-  const topic = scratchTopic();
-  cleanups.push(
-    () => db.drop(),
-    () => deleteTopic(topic),
-    () => deleteTopic(usageTopicFor(topic)),
-  );
-  return { db, topic };
-}
 
 const published = async (b: BridgeProcess) => Number((await b.metrics()).match(/^sluice_bridge_records_published_total (\S+)$/m)?.[1] ?? 0);
 
@@ -135,7 +120,7 @@ test("PostgreSQL restarts while a bridge leads under a stream of changes: a brid
   const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
   // Idle clients die with the server; the pool replaces them.
   pool.on("error", () => {});
-  cleanups.push(
+  defer(
     () => pool.end(),
     () => deleteTopic(topic),
     () => deleteTopic(usageTopicFor(topic)),

@@ -85,6 +85,36 @@ export function scratchPerFile(): { readonly db: ScratchDb; topic: string } {
   };
 }
 
+/**
+ * scratchPerTest gives each test of a file its own database and catalog topic
+ * (fixture()), all removed after the file with whatever else a test hands to
+ * defer() (a pool, a private server), in that order.
+ */
+export function scratchPerTest(): {
+  fixture(): Promise<{ db: ScratchDb; topic: string }>;
+  defer(...cleanups: Array<() => Promise<void>>): void;
+} {
+  const cleanups: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const c of cleanups) await c();
+  });
+  return {
+    async fixture() {
+      const db = await scratchDatabase();
+      const topic = scratchTopic();
+      cleanups.push(
+        () => db.drop(),
+        () => deleteTopic(topic),
+        () => deleteTopic(usageTopicFor(topic)),
+      );
+      return { db, topic };
+    },
+    defer(...more) {
+      cleanups.push(...more);
+    },
+  };
+}
+
 export function scratchTopic(): string {
   return `sluice-bridge-test-${randomBytes(5).toString("hex")}`;
 }

@@ -1,40 +1,22 @@
 // A Kafka outage delays changes and never loses them; a crash (SIGKILL in the
 // middle of a stream of changes) loses nothing either.
 import assert from "node:assert/strict";
-import { after, afterEach, test } from "node:test";
+import { afterEach, test } from "node:test";
 import {
   createApi,
   createEndpoint,
-  deleteTopic,
   killAllBridges,
   pendingCount,
-  scratchDatabase,
-  scratchTopic,
+  scratchPerTest,
   startBridgeProcess,
   topicState,
-  usageTopicFor,
   waitFor,
-  type ScratchDb,
 } from "./helpers.ts";
 
-const cleanups: Array<() => Promise<void>> = [];
+const { fixture } = scratchPerTest();
 afterEach(async () => {
   await killAllBridges();
 });
-after(async () => {
-  for (const c of cleanups) await c();
-});
-
-async function fixture(): Promise<{ db: ScratchDb; topic: string }> {
-  const db = await scratchDatabase();
-  const topic = scratchTopic();
-  cleanups.push(
-    () => db.drop(),
-    () => deleteTopic(topic),
-    () => deleteTopic(usageTopicFor(topic)),
-  );
-  return { db, topic };
-}
 
 test("with Kafka unreachable rows stay pending (health and metrics say so); a bridge with Kafka then publishes them all", async () => {
   const { db, topic } = await fixture();

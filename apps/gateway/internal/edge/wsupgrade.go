@@ -109,8 +109,9 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = nc.Close()
 		return
 	}
-	// A TLS socket is never written to directly (its bytes are records
-	// only tls.Conn can make): tryWrite finds it closed and is not called.
+	// A TLS socket's bytes are records only tls.Conn can make: its
+	// descriptor is never written directly (flush leaves TLS connections to
+	// writeLoop, and fdOpen stays false so tryWrite would refuse anyway).
 	c.fdOpen = !isTLS
 	accepted = true // c.close releases the address from here on
 	if err := setUserTimeout(c.fd, s.opt.IdleTimeout); err != nil {
