@@ -3,6 +3,7 @@ package edge
 import (
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 	"github.com/sluicehq/sluice/apps/gateway/internal/lockorder"
@@ -218,10 +219,16 @@ func (q *outQueue) recycle(batch []item) {
 	clear(batch)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.spare == nil && cap(batch) <= 64 {
+	if q.spare == nil && cap(batch) <= maxSpareItems {
 		q.spare = batch[:0]
 	}
 }
+
+// maxSpareItems is the largest array a queue keeps for its next batch: what
+// fits in 4 KiB. (The bound was 64 items, but append grows a 64-item array to
+// the size class's 73, so every 64-frame burst dropped its array and grew a
+// new one.)
+const maxSpareItems = 4096 / int(unsafe.Sizeof(item{}))
 
 func (q *outQueue) close() {
 	q.mu.Lock()

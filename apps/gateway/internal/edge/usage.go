@@ -12,17 +12,17 @@ import (
 
 // deliveryMeter attributes the message frames a session's writer wrote to the
 // endpoints they came from. Only the holder of the queue's writer role uses
-// it (outQueue.written), so its map needs no lock; each concrete path is
-// resolved to its catalog endpoint once per session.
+// it (outQueue.written), so it needs no lock; each concrete path is resolved
+// to its catalog endpoint once per session.
 type deliveryMeter struct {
 	app     *usage.App
 	catalog Resolver
-	stripe  int // this session's stripe of the delivery counters
-	byPath  map[string]*usage.Endpoint
-	// lastPath and last spare the map lookup for a run of one path's
-	// messages across batches: most sessions subscribe to one path.
+	// lastPath and last are the path messages were last counted for: most
+	// sessions subscribe to one path, and need no map.
 	lastPath string
 	last     *usage.Endpoint
+	// byPath remembers every path once a session has been sent a second one.
+	byPath map[string]*usage.Endpoint
 }
 
 // maxMeteredPaths bounds a long-lived session's map of the paths it was sent
@@ -30,15 +30,17 @@ type deliveryMeter struct {
 const maxMeteredPaths = 4096
 
 func newDeliveryMeter(app *usage.App, cat Resolver) *deliveryMeter {
-	return &deliveryMeter{app: app, catalog: cat, stripe: usage.Stripe(), byPath: map[string]*usage.Endpoint{}}
+	return &deliveryMeter{app: app, catalog: cat}
 }
 
 // count adds the batch's message frames to their endpoints' counters: one
-// pair of atomic additions per run of one endpoint's messages, not per message.
+// pair of atomic additions per run of one endpoint's messages, not per message,
+// on the stripe of the routing worker that built the run's first frame.
 func (d *deliveryMeter) count(batch []item) {
 	var cur *usage.Endpoint
 	var curPath string
 	var n, bytes int64
+	stripe := 0
 	for i := range batch {
 		f := batch[i].frame
 		if f == nil {
@@ -46,15 +48,15 @@ func (d *deliveryMeter) count(batch []item) {
 		}
 		if n == 0 || f.Endpoint != curPath {
 			if n > 0 {
-				cur.Delivered(d.stripe, n, bytes)
+				cur.Delivered(stripe, n, bytes)
 			}
-			cur, curPath, n, bytes = d.endpoint(f.Endpoint), f.Endpoint, 0, 0
+			cur, curPath, n, bytes, stripe = d.endpoint(f.Endpoint), f.Endpoint, 0, 0, f.Stripe()
 		}
 		n++
 		bytes += int64(len(f.JSON()))
 	}
 	if n > 0 {
-		cur.Delivered(d.stripe, n, bytes)
+		cur.Delivered(stripe, n, bytes)
 	}
 }
 
@@ -71,10 +73,13 @@ func (d *deliveryMeter) endpoint(path string) *usage.Endpoint {
 }
 
 func (d *deliveryMeter) resolve(path string) *usage.Endpoint {
-	if len(d.byPath) >= maxMeteredPaths {
-		clear(d.byPath)
-	}
 	e := d.app.Endpoint(endpointOf(d.catalog, path))
+	if d.last == nil {
+		return e // the first path: last is enough
+	}
+	if d.byPath == nil || len(d.byPath) >= maxMeteredPaths {
+		d.byPath = map[string]*usage.Endpoint{d.lastPath: d.last}
+	}
 	d.byPath[path] = e
 	return e
 }

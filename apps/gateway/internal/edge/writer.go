@@ -51,26 +51,26 @@ func (q *outQueue) drain(batch []item, w batchWriter, m *metrics.Metrics) (final
 // gives the batch back to the queue. It reports whether the batch held the
 // session's last bytes, and their grace: the transport then closes.
 func (q *outQueue) written(batch []item, bytes int, m *metrics.Metrics) (final bool, grace time.Duration) {
-	messages := 0
+	messages, stripe := 0, 0
 	traffic := false
 	now := time.Now()
 	nowMs := now.UnixMilli()
 	for i := range batch {
 		it := &batch[i]
 		traffic = traffic || !it.keepalive
-		if it.frame != nil {
+		if f := it.frame; f != nil {
+			if messages == 0 {
+				stripe = f.Stripe()
+			}
 			messages++
-			m.Delay.Observe(float64(nowMs-it.frame.TS) / 1000)
+			m.Deliveries.Delayed(stripe, nowMs-f.TS)
 		}
 		if it.final {
 			final, grace = true, it.grace
 		}
 	}
-	if messages > 0 {
-		m.MessagesOut.Add(float64(messages))
-	}
-	if bytes > 0 {
-		m.BytesOut.Add(float64(bytes))
+	if messages > 0 || bytes > 0 {
+		m.Deliveries.Written(stripe, messages, bytes)
 	}
 	if traffic {
 		q.lastWrite.Store(now.UnixNano())

@@ -18,7 +18,14 @@ type Record struct {
 	// says why and those endpoints send Value as base64 with that reason.
 	Decoded []byte
 	Problem string
+	// Buffer, when set, lends Key and Value (a live consumer's pooled fetch
+	// memory): the hub calls its Recycle once it has routed the record, and
+	// reads neither after.
+	Buffer Recycler
 }
+
+// Recycler is memory lent for a while (*kgo.Record of a pooled fetch).
+type Recycler interface{ Recycle() }
 
 // Header is one header of a record a client publishes (the publishing app's
 // id). It is declared with the other Kafka types the gateway's packages share,
@@ -68,7 +75,8 @@ type ConsumeEvents struct {
 	// Started is called once with the first offset it will deliver per partition.
 	Started func(next map[int32]int64)
 	// Deliver is called with the records of each fetch, in offset order per
-	// partition; it may keep the slice.
+	// partition; it must not keep the slice, which the consumer reuses (the
+	// byte slices in the records stay valid).
 	Deliver func([]Record)
 	// Changed is called between deliveries when the topic changed. Every record
 	// delivered after it returns belongs to ch.Meta, and the partitions the

@@ -16,14 +16,17 @@ type Frame struct {
 	Endpoint  string
 	Epoch     string
 	Partition int32
-	Seq       int64
-	TS        int64 // record timestamp, ms
-	// wire is the whole WebSocket frame: header, then the JSON from body on.
-	wire []byte
-	body int
 	// undecoded marks the record of a schema-registry endpoint sent as base64
 	// with its error: it is not cached for resumes.
 	undecoded bool
+	// stripe is the routing worker that built the frame: writers count its
+	// delivery on that worker's stripe of the metrics (Stripe).
+	stripe uint8
+	Seq    int64
+	TS     int64 // record timestamp, ms
+	// wire is the whole WebSocket frame: header, then the JSON from body on.
+	wire []byte
+	body int
 }
 
 // newFrame encodes the record's "message" frame, with its WebSocket header in
@@ -75,6 +78,11 @@ func dataLen(m *protocol.Message) int {
 
 // Wire is the "message" frame as a WebSocket text frame.
 func (f *Frame) Wire() []byte { return f.wire }
+
+// Stripe says which stripe of striped counters (metrics.Deliveries) its
+// deliveries go to: the routing worker that built it, so that each core mostly
+// counts on cache lines of its own.
+func (f *Frame) Stripe() int { return int(f.stripe) }
 
 // JSON is the "message" frame's JSON.
 func (f *Frame) JSON() []byte { return f.wire[f.body:] }

@@ -89,8 +89,24 @@ type Hub struct {
 // waits until every worker has routed what was dispatched before it.
 type dispatchJob struct {
 	t       *topicState
-	recs    []routedRecord
+	recs    *[]routedRecord // from shares; the worker gives it back
 	barrier *sync.WaitGroup
+}
+
+// maxWorkers bounds the routing workers (one per core).
+const maxWorkers = 128
+
+// shares recycles the workers' shares of fetches: a fetch's records are split
+// among the workers for every fetch, and new slices each time were one of the
+// larger allocations of the fan-out path.
+var shares = sync.Pool{New: func() any { return new([]routedRecord) }}
+
+// putShare gives back a routed share, dropping its references to the fetch's
+// buffers first.
+func putShare(recs *[]routedRecord) {
+	clear(*recs)
+	*recs = (*recs)[:0]
+	shares.Put(recs)
 }
 
 type routedRecord struct {
@@ -210,17 +226,17 @@ func New(backend Backend, cfg Config) *Hub {
 	for i := range h.shards {
 		h.shards[i].endpoints = map[endpointKey]*endpointState{}
 	}
-	h.workers = make([]chan dispatchJob, max(runtime.GOMAXPROCS(0), 1))
+	h.workers = make([]chan dispatchJob, min(max(runtime.GOMAXPROCS(0), 1), maxWorkers))
 	for i := range h.workers {
 		h.workers[i] = make(chan dispatchJob, 64)
-		go h.work(h.workers[i])
+		go h.work(i, h.workers[i])
 	}
 	go h.janitor()
 	return h
 }
 
 // work routes the records of the jobs it is given until the hub closes.
-func (h *Hub) work(jobs <-chan dispatchJob) {
+func (h *Hub) work(worker int, jobs <-chan dispatchJob) {
 	for {
 		select {
 		case <-h.ctx.Done():
@@ -230,12 +246,24 @@ func (h *Hub) work(jobs <-chan dispatchJob) {
 				job.barrier.Done()
 				continue
 			}
-			for i := range job.recs {
+			frames := 0
+			for i := range *job.recs {
 				if h.closed.Load() {
 					break
 				}
-				h.route(job.t, &job.recs[i])
+				r := &(*job.recs)[i]
+				if h.route(job.t, r, worker) {
+					frames++
+				}
+				// The frame holds its own copy: the fetch's memory can go back.
+				if r.Buffer != nil {
+					r.Buffer.Recycle()
+				}
 			}
+			// Once per job: a shared counter added to per record from every
+			// worker costs a cache-line transfer between cores each time.
+			h.stats.Frames.Add(int64(frames))
+			putShare(job.recs)
 		}
 	}
 }
@@ -406,7 +434,7 @@ func (h *Hub) releaseTopic(t *topicState) {
 // workers spread it over the cores.
 func (h *Hub) dispatch(t *topicState, recs []Record) {
 	h.stats.Records.Add(int64(len(recs)))
-	shares := make([][]routedRecord, len(h.workers))
+	var byWorker [maxWorkers]*[]routedRecord
 	next := *t.next.Load()
 	for _, r := range recs {
 		// next is stored before the record's endpoint is looked up (by a
@@ -416,10 +444,13 @@ func (h *Hub) dispatch(t *topicState, recs []Record) {
 		}
 		i := h.shardIndex(t.name, r.Key)
 		w := i % len(h.workers)
-		shares[w] = append(shares[w], routedRecord{Record: r, shard: &h.shards[i]})
+		if byWorker[w] == nil {
+			byWorker[w] = shares.Get().(*[]routedRecord)
+		}
+		*byWorker[w] = append(*byWorker[w], routedRecord{Record: r, shard: &h.shards[i]})
 	}
-	for w, share := range shares {
-		if len(share) == 0 {
+	for w, share := range byWorker[:len(h.workers)] {
+		if share == nil {
 			continue
 		}
 		select {
@@ -430,8 +461,9 @@ func (h *Hub) dispatch(t *topicState, recs []Record) {
 	}
 }
 
-// route delivers one live record to its endpoint's subscribers.
-func (h *Hub) route(t *topicState, r *routedRecord) {
+// route delivers one live record to its endpoint's subscribers, reporting
+// whether it had any (a frame was built).
+func (h *Hub) route(t *topicState, r *routedRecord, worker int) bool {
 	sh := r.shard
 	sh.mu.RLock()
 	ep := sh.endpoints[endpointKey{t.name, string(r.Key)}]
@@ -439,18 +471,19 @@ func (h *Hub) route(t *topicState, r *routedRecord) {
 	// An endpoint of a newer consumer of the topic (stopped, then started again)
 	// is not fed by the old one's last records.
 	if ep == nil || ep.topic != t {
-		return
+		return false
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	f := ep.newFrame(r.Record)
-	h.stats.Frames.Add(1)
+	f.stripe = uint8(worker)
 	if r.Partition == ep.partition {
 		ep.addToCache(f, h.cfg.CacheSize)
 	}
 	for _, s := range ep.subs {
 		s.deliverLive(f)
 	}
+	return true
 }
 
 // newFrame builds the frame of one of the endpoint's records; called with ep.mu held.

@@ -84,7 +84,7 @@ func BenchmarkRoute(b *testing.B) {
 			for b.Loop() {
 				offset++
 				r := routedRecord{Record: Record{Key: key, Value: value, Partition: partition, Offset: offset, TS: 1795000000123}, shard: sh}
-				h.route(t, &r)
+				h.route(t, &r, 0)
 			}
 			b.StopTimer()
 			if got := sinks[0].n.Load(); got == 0 {

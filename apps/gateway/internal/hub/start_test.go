@@ -110,7 +110,7 @@ func TestLatestNeverDeliversAtOrBeforeItsSeq(t *testing.T) {
 	h.topicsMu.Lock()
 	ts := h.topics["prices"]
 	h.topicsMu.Unlock()
-	h.route(ts, &routedRecord{Record: Record{Partition: p, Offset: last, Key: []byte("AAPL"), Value: []byte("9")}, shard: h.shardFor("prices", []byte("AAPL"))})
+	h.route(ts, &routedRecord{Record: Record{Partition: p, Offset: last, Key: []byte("AAPL"), Value: []byte("9")}, shard: h.shardFor("prices", []byte("AAPL"))}, 0)
 	b.produce("prices", "AAPL", "3")
 	if got := l.waitFor(t, 1); !equal(got, []string{"3"}) {
 		t.Fatalf("got %v, want only the record after seq %d", got, seq)

@@ -50,6 +50,7 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 		// Checked before the first fetch: the hub's metadata may be up to
 		// metaTTL old, and records must not go out under an old epoch.
 		w.due = true
+		var recs []hub.Record // each fetch's, reused (Deliver keeps none)
 		for {
 			// A fetch error asks for a check at once, but not more than a few
 			// times a second while the error lasts (a deleted topic); so does a
@@ -104,13 +105,14 @@ func (c *Cluster) Consume(topic string, meta hub.TopicMeta, ev hub.ConsumeEvents
 				}
 				w.due = true
 			})
-			if n := fetches.NumRecords(); n > 0 {
-				recs := make([]hub.Record, 0, n)
+			if fetches.NumRecords() > 0 {
+				recs = recs[:0]
 				fetches.EachRecord(func(r *kgo.Record) {
-					recs = append(recs, hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli()})
+					recs = append(recs, hub.Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, TS: r.Timestamp.UnixMilli(), Buffer: r})
 					w.next[r.Partition] = r.Offset + 1
 				})
 				ev.Deliver(recs)
+				clear(recs) // no hold on this fetch's buffers until the next
 			}
 		}
 	}()
@@ -221,6 +223,9 @@ func (c *Cluster) liveClient(topic string, from map[int32]int64) (*kgo.Client, e
 	return c.opts.newClient("sluice-gateway-live",
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		// Fetches borrow their memory; the hub gives each record back
+		// (hub.Record.Buffer) once routed.
+		kgo.WithPools(livePools),
 	)
 }
 

@@ -10,9 +10,10 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	Connections      *prometheus.GaugeVec // by transport: ws, sse
-	MessagesOut      prometheus.Counter
-	BytesOut         prometheus.Counter
+	Connections *prometheus.GaugeVec // by transport: ws, sse
+	// Deliveries counts the message frames written to clients (messages,
+	// bytes, delay from the record's timestamp).
+	Deliveries       *Deliveries
 	MessagesIn       prometheus.Counter // published by clients, acknowledged by Kafka
 	BytesIn          prometheus.Counter
 	Dropped          prometheus.Counter // messages dropped for slow clients (gap sent)
@@ -23,8 +24,6 @@ type Metrics struct {
 	// QuotaRefusals counts what the apps' plans refused, by kind:
 	// connection, subscription, publish, delivery (messages not sent).
 	QuotaRefusals *prometheus.CounterVec
-	// Delay is record timestamp → written to the client's socket.
-	Delay prometheus.Histogram
 }
 
 // New registers the metrics; counters owned elsewhere (the hub's) are added with
@@ -35,8 +34,7 @@ func New() *Metrics {
 	m := &Metrics{
 		Registry:         r,
 		Connections:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_gateway_connections", Help: "Open client connections."}, []string{"transport"}),
-		MessagesOut:      prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_messages_out_total", Help: "Message frames written to clients."}),
-		BytesOut:         prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_bytes_out_total", Help: "Bytes of frames written to clients."}),
+		Deliveries:       newDeliveries(),
 		MessagesIn:       prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_messages_in_total", Help: "Messages published by clients and acknowledged by Kafka."}),
 		BytesIn:          prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_bytes_in_total", Help: "Payload bytes published by clients."}),
 		Dropped:          prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_dropped_messages_total", Help: "Messages dropped for slow clients (reported to them as gaps)."}),
@@ -45,14 +43,9 @@ func New() *Metrics {
 		ExpiryCloses:     prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_gateway_expiry_closes_total", Help: "Connections closed because their token expired."}),
 		FrameErrors:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_gateway_error_frames_total", Help: "Error frames sent, by protocol code."}, []string{"code"}),
 		QuotaRefusals:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_gateway_quota_refusals_total", Help: "What the apps' plans refused: connections, subscriptions, publishes, deliveries (messages not sent)."}, []string{"kind"}),
-		Delay: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "sluice_gateway_delivery_delay_seconds",
-			Help:    "From the Kafka record timestamp to the frame written to the client.",
-			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
-		}),
 	}
-	r.MustRegister(m.Connections, m.MessagesOut, m.BytesOut, m.MessagesIn, m.BytesIn, m.Dropped,
-		m.SlowDisconnects, m.RevocationCloses, m.ExpiryCloses, m.FrameErrors, m.QuotaRefusals, m.Delay)
+	r.MustRegister(m.Connections, m.Deliveries, m.MessagesIn, m.BytesIn, m.Dropped,
+		m.SlowDisconnects, m.RevocationCloses, m.ExpiryCloses, m.FrameErrors, m.QuotaRefusals)
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DataEncoding says how a payload is written into a frame's "data".
@@ -52,7 +53,9 @@ func AppendMessage(dst []byte, m *Message) []byte {
 	case DataJSON:
 		dst = append(dst, m.Data...)
 	case DataText:
-		dst = AppendString(dst, string(m.Data))
+		// A view of the bytes, not a copy: AppendString keeps nothing of its
+		// argument, and string(m.Data) was an allocation per text record.
+		dst = AppendString(dst, unsafe.String(unsafe.SliceData(m.Data), len(m.Data)))
 	default:
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, m.Data)

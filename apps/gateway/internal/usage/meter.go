@@ -87,8 +87,9 @@ type Endpoint struct {
 	id, path string
 
 	// delivery is counted on the hot path, by every session of the app at
-	// once: striped so that sessions on different cores do not fight over
-	// one cache line (Stripe picks a session's).
+	// once: striped so that the routing workers, one per core, do not fight
+	// over one cache line (a frame's stripe is the worker that built it:
+	// hub.Frame.Stripe).
 	delivery                                               [deliveryStripes]deliveryStripe
 	published, publishedBytes                              atomic.Int64
 	errors                                                 atomic.Int64
@@ -104,16 +105,11 @@ type deliveryStripe struct {
 	_        [48]byte
 }
 
-var nextStripe atomic.Uint32
-
-// Stripe returns the stripe a new session counts its deliveries on.
-func Stripe() int { return int(nextStripe.Add(1) % deliveryStripes) }
-
-// Delivered counts n message frames of bytes JSON bytes sent, on the
-// session's stripe.
+// Delivered counts n message frames of bytes JSON bytes sent, on stripe (any
+// number: taken modulo the stripes).
 func (e *Endpoint) Delivered(stripe int, n, bytes int64) {
 	if e != nil {
-		s := &e.delivery[stripe%deliveryStripes]
+		s := &e.delivery[uint(stripe)%deliveryStripes]
 		s.n.Add(n)
 		s.bytes.Add(bytes)
 	}

@@ -88,10 +88,10 @@ func TestARecordThatCannotBeWrittenIsKeptAsItWas(t *testing.T) {
 	w := &writes{fail: true}
 	r := NewReporter(Options{Node: "gw-1", Interval: 5 * time.Second, Meter: m, Write: w.write, now: clock.now})
 	e := m.App("a1").Endpoint("e1", "/p/{k}")
-	e.Delivered(Stripe(), 7, 70)
+	e.Delivered(0, 7, 70)
 	clock.t = clock.t.Add(5 * time.Second)
 	r.Report(context.Background(), false)
-	e.Delivered(Stripe(), 1, 10)
+	e.Delivered(deliveryStripes+1, 1, 10) // another stripe; the index wraps
 	clock.t = clock.t.Add(5 * time.Second)
 	r.Report(context.Background(), false)
 	if len(w.got) != 0 || len(r.pending) != 2 {
