@@ -14,12 +14,21 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/config"
 	"github.com/sluicehq/sluice/apps/gateway/internal/node"
 	"github.com/sluicehq/sluice/apps/gateway/internal/server"
 )
+
+// defaultGCPercent is the collector's target unless GOGC is set: the heap may
+// grow to 1.5 times what is live after a collection, not Go's default 2 times.
+// A node's live heap is mostly its connections and cached frames, so the
+// headroom is most of its memory per connection; with the fetch path
+// allocating little but the frames themselves, collecting more often costs
+// little CPU (docs/benchmarks.md, "The gateway at the floor").
+const defaultGCPercent = 50
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -52,6 +61,10 @@ func run(args []string) int {
 		handler = slog.NewJSONHandler(os.Stderr, nil)
 	}
 	log := slog.New(handler)
+
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
