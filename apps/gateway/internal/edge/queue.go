@@ -72,9 +72,12 @@ type outQueue struct {
 	// session's app is known.
 	quota *deliveryQuota
 
-	// meter counts the message frames written for usage reports (nil: not
-	// metered, or not authenticated yet); set once the session's app is known.
-	meter atomic.Pointer[deliveryMeter]
+	// meter counts the message frames written for usage reports once metered
+	// is set (metering on and the session's app known: meterSession). It is a
+	// part of the queue rather than an object of its own: every delivery
+	// touches it, and one cache miss fewer per message is measurable.
+	meter   deliveryMeter
+	metered atomic.Bool
 
 	// lastWrite (unix ns) is when items other than keepalives were last
 	// written (written); a WebSocket's ping loop skips connections with

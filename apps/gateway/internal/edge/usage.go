@@ -29,8 +29,8 @@ type deliveryMeter struct {
 // messages of: past it the map starts again (and resolves again).
 const maxMeteredPaths = 4096
 
-func newDeliveryMeter(app *usage.App, cat Resolver) *deliveryMeter {
-	return &deliveryMeter{app: app, catalog: cat}
+func newDeliveryMeter(app *usage.App, cat Resolver) deliveryMeter {
+	return deliveryMeter{app: app, catalog: cat}
 }
 
 // count adds the batch's message frames to their endpoints' counters: one
@@ -109,10 +109,12 @@ func endpointOf(cat Resolver, path string) (id, pattern string) {
 	return "", path
 }
 
-// meterSession starts counting what the session of app is sent.
+// meterSession starts counting what the session of app is sent; called once,
+// before the writer counts anything (metered publishes the meter to it).
 func (s *Edge) meterSession(q *outQueue, app string) {
 	if s.opt.Meter != nil {
-		q.meter.Store(newDeliveryMeter(s.opt.Meter.App(app), s.opt.Catalog))
+		q.meter = newDeliveryMeter(s.opt.Meter.App(app), s.opt.Catalog)
+		q.metered.Store(true)
 	}
 }
 

@@ -75,8 +75,8 @@ func (q *outQueue) written(batch []item, bytes int, m *metrics.Metrics) (final b
 	if traffic {
 		q.lastWrite.Store(now.UnixNano())
 	}
-	if d := q.meter.Load(); d != nil && messages > 0 {
-		d.count(batch)
+	if messages > 0 && q.metered.Load() {
+		q.meter.count(batch)
 	}
 	q.recycle(batch)
 	return final, grace

@@ -32,8 +32,8 @@ func (c *wsConn) sendError(id string, err *protocol.Error) { c.sendErrorOn(id, "
 // none) with err, counted in the usage of the app on that endpoint.
 func (c *wsConn) sendErrorOn(id, path string, err *protocol.Error) {
 	c.srv.opt.Metrics.FrameErrors.WithLabelValues(codeLabel(err.Code)).Inc()
-	if d := c.out.meter.Load(); d != nil {
-		d.countError(path)
+	if c.out.metered.Load() {
+		c.out.meter.countError(path)
 	}
 	c.send(protocol.Encode(protocol.ErrorFrame{Type: "error", ID: id, Code: err.Code, Message: err.Message}))
 }
