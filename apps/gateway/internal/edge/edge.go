@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
@@ -87,6 +89,9 @@ type Edge struct {
 	byJTI    map[string]*tokenSessions
 	byApp    map[string]map[session]struct{}
 	draining bool
+	// stopping mirrors draining for the publish path, which checks it for
+	// every frame without the lock.
+	stopping atomic.Bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -106,6 +111,8 @@ type session interface {
 	terminate(code protocol.Code, reason string)
 	// subscribedPaths are the canonical paths of its live subscriptions.
 	subscribedPaths() []string
+	// publishesInFlight counts its publishes handed to Kafka and not answered yet.
+	publishesInFlight() int
 }
 
 // New builds the edge; call Routes to serve it.
@@ -341,26 +348,50 @@ func (s *Edge) Shutdown(ctx context.Context) {
 	}
 	s.mu.Lock()
 	s.draining = true
+	s.stopping.Store(true) // no publish is taken from now on (refused with 5003)
 	all := make([]session, 0, len(s.sessions))
 	for sess := range s.sessions {
 		all = append(all, sess)
 	}
 	s.mu.Unlock()
 	began := time.Now()
-	// One share per core: each notice is a write(2), and on a busy node the
-	// last client of 19,000 would otherwise wait for all the others' writes.
-	var wg sync.WaitGroup
-	shares := max(runtime.GOMAXPROCS(0), 1)
-	for i := range shares {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := i; j < len(all); j += shares {
-				all[j].terminate(protocol.CloseServiceRestart, "server shutting down; reconnect and resume")
-			}
-		}()
+	// A session with publishes in Kafka's hands is told last: their answers
+	// must reach it first (a closed connection's client cannot know they were
+	// written, and would publish them again elsewhere).
+	waiting := slices.DeleteFunc(slices.Clone(all), func(sess session) bool { return sess.publishesInFlight() == 0 })
+	all = slices.DeleteFunc(all, func(sess session) bool { return sess.publishesInFlight() > 0 })
+	tell := func(sessions []session) {
+		// One share per core: each notice is a write(2), and on a busy node the
+		// last client of 19,000 would otherwise wait for all the others' writes.
+		var wg sync.WaitGroup
+		shares := max(runtime.GOMAXPROCS(0), 1)
+		for i := range shares {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := i; j < len(sessions); j += shares {
+					sessions[j].terminate(protocol.CloseServiceRestart, "server shutting down; reconnect and resume")
+				}
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	tell(all)
+	// Kafka answers a produce within its delivery timeout; this waits half
+	// the grace at most, so the notices still go out within it.
+	if len(waiting) > 0 {
+		half := 5 * time.Second
+		if deadline, ok := ctx.Deadline(); ok {
+			half = time.Until(deadline) / 2
+		}
+		wait, cancel := context.WithTimeout(ctx, half)
+		for wait.Err() == nil && slices.ContainsFunc(waiting, func(sess session) bool { return sess.publishesInFlight() > 0 }) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		tell(waiting)
+	}
+	all = append(all, waiting...)
 	told := time.Since(began)
 	n := len(all)
 	for ctx.Err() == nil {

@@ -248,6 +248,10 @@ func (st *sseStream) subscribedPaths() []string { return []string{st.path} }
 
 func (st *sseStream) claims() *auth.Claims { return st.tok }
 
+// publishesInFlight: an SSE stream only receives (HTTP publishes are requests
+// of their own, which the server's shutdown waits for).
+func (st *sseStream) publishesInFlight() int { return 0 }
+
 func (st *sseStream) push(it item) {
 	r := st.out.push(it)
 	st.srv.countDropped(r)

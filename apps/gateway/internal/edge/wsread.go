@@ -297,6 +297,15 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 	case <-c.done:
 		return
 	}
+	// Checked once the publish counts as in flight: a shutdown that began
+	// before this check waits for it (Edge.Shutdown looks at what is in
+	// flight only after setting stopping), and one that began after is
+	// refused here.
+	if c.srv.stopping.Load() {
+		<-slots
+		c.sendErrorOn(f.ID, f.Endpoint.String(), protocol.Errorf(protocol.CodeUnavailable, "the node is shutting down: not written; publish it again after reconnecting"))
+		return
+	}
 	// Queued here, in the order the client sent its frames; acknowledged
 	// when Kafka has it.
 	id, path := f.ID, f.Endpoint.String()
@@ -309,6 +318,12 @@ func (c *wsConn) publish(f *protocol.ClientFrame) {
 		ack.ID = id
 		c.send(protocol.Encode(ack))
 	})
+}
+
+func (c *wsConn) publishesInFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.publishes)
 }
 
 // publishSlots returns the semaphore for publishes in flight, made on first use:

@@ -617,3 +617,130 @@ func (c *client) read() map[string]any {
 	}
 	return m
 }
+
+// A node told to stop answers every publish it already handed to Kafka before
+// it says 1012, and refuses what comes after with 5003, writing none of it.
+// (bench/fanout publish -stop-gateway found publishes in Kafka that were never
+// answered: their client, not knowing, would publish them again elsewhere.)
+func TestShutdownAnswersEveryPublishKafkaHasBeforeClosing(t *testing.T) {
+	f := newFixture(t)
+	c, _ := f.authed(map[string][]string{"pub": {"/" + f.topic + "/*"}})
+	frames := make(chan map[string]any, 1024)
+	go func() {
+		defer close(frames)
+		_ = c.ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for {
+			_, data, err := c.ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			if json.Unmarshal(data, &m) == nil {
+				frames <- m
+			}
+		}
+	}()
+	publish := func(i int) bool {
+		frame := fmt.Sprintf(`{"type":"publish","id":"p%d","endpoint":"/%s/SHUT","data":{"price":%d}}`, i, f.topic, i)
+		return c.ws.WriteMessage(websocket.TextMessage, []byte(frame)) == nil
+	}
+	acked, refused := map[int]bool{}, 0
+	closing := false
+	take := func(m map[string]any) {
+		switch m["type"] {
+		case "published":
+			acked[atoiID(t, m["id"])] = true
+		case "error":
+			if m["code"] != float64(5003) {
+				t.Errorf("error %v, want only 5003 (shutting down)", m)
+			}
+			refused++
+		case "closing":
+			if m["code"] != float64(1012) {
+				t.Errorf("closing = %v", m)
+			}
+			closing = true
+		}
+	}
+	// Publishes flowing (the first answered), then the shutdown while more
+	// keep coming: some are in Kafka's hands when it begins.
+	const n = 600
+	sent := 0
+	for ; sent < n/2; sent++ {
+		publish(sent)
+	}
+	take(<-frames)
+	f.cancel()
+	for ; sent < n && publish(sent); sent++ {
+	}
+	for m := range frames {
+		if closing {
+			t.Fatalf("a frame after closing: %v", m)
+		}
+		take(m)
+	}
+	if !closing {
+		t.Fatal("the connection ended without a closing frame")
+	}
+
+	// What Kafka holds of this key, read to the end of every partition.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(f.kc).ListEndOffsets(ctx, f.topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...), kgo.ConsumeTopics(f.topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	written := map[int]int{}
+	remaining := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			remaining[o.Partition] = o.Offset
+		}
+	})
+	for len(remaining) > 0 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			if string(r.Key) == "SHUT" {
+				var v struct{ Price int }
+				if err := json.Unmarshal(r.Value, &v); err != nil {
+					t.Fatalf("record %s", r.Value)
+				}
+				written[v.Price]++
+			}
+			if r.Offset+1 >= remaining[r.Partition] {
+				delete(remaining, r.Partition)
+			}
+		})
+	}
+	if len(remaining) > 0 {
+		t.Fatalf("could not read the topic to its end: %v left", remaining)
+	}
+	for price, times := range written {
+		if !acked[price] || times != 1 {
+			t.Errorf("publish p%d is in Kafka %d times, answered: %v", price, times, acked[price])
+		}
+	}
+	for id := range acked {
+		if written[id] != 1 {
+			t.Errorf("publish p%d was answered but Kafka holds it %d times", id, written[id])
+		}
+	}
+	t.Logf("%d publishes sent: %d answered and in Kafka, %d refused (5003), %d never read by the node and not written", sent, len(acked), refused, sent-len(acked)-refused)
+	if len(acked) == 0 {
+		t.Fatal("no publish was answered before the shutdown: the test proves nothing")
+	}
+}
+
+func atoiID(t *testing.T, id any) int {
+	t.Helper()
+	s, _ := id.(string)
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "p"))
+	if err != nil {
+		t.Fatalf("id %v", id)
+	}
+	return n
+}
