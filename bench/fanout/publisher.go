@@ -71,6 +71,7 @@ func publisherMain(args []string) {
 	drain := fs.Duration("drain", 15*time.Second, "at the stop, how long to wait for publishes in flight")
 	backoffInitial := fs.Duration("backoff-initial", 500*time.Millisecond, "first reconnect delay bound (full jitter)")
 	backoffMax := fs.Duration("backoff-max", 30*time.Second, "reconnect delay cap")
+	spread := fs.Bool("spread", false, "each connection starts at a random URL of -url (the SDK's server-list rule) instead of the first")
 	_ = fs.Parse(args)
 
 	f, err := os.Create(*acksPath)
@@ -78,7 +79,7 @@ func publisherMain(args []string) {
 	p := &pubGen{
 		transport: *transport, proc: *proc, urls: strings.Split(*urls, ","), topic: *topic, token: *token,
 		rate: *rate, inflight: max(*inflight, 1), payload: *payload, from: *from, to: *to,
-		backoffInitial: *backoffInitial, backoffMax: *backoffMax,
+		backoffInitial: *backoffInitial, backoffMax: *backoffMax, spread: *spread,
 		acks: bufio.NewWriterSize(f, 1<<20), pad: strings.Repeat("x", max(*payload-80, 0)),
 		stop: make(chan struct{}), rep: newPublisherReport(*transport, *n),
 	}
@@ -287,6 +288,7 @@ type pubGen struct {
 	inflight, payload          int
 	from, to                   int64
 	backoffInitial, backoffMax time.Duration
+	spread                     bool
 	dialer                     *net.Dialer
 	kc                         *kgo.Client
 	pad                        string
@@ -369,9 +371,9 @@ type pubConn struct {
 // the URL list when it ends.
 func (c *pubConn) run() {
 	g := c.g
-	urlIdx, attempt := c.rng.Intn(len(g.urls)), 0
-	if len(g.urls) == 1 {
-		urlIdx = 0
+	urlIdx, attempt := 0, 0
+	if g.spread {
+		urlIdx = c.rng.Intn(len(g.urls))
 	}
 	var next time.Time // the open-loop schedule, kept across reconnects
 	if c.rate > 0 {

@@ -24,7 +24,7 @@ type ackedAt struct {
 	partition int32
 	offset    int64
 	hash      uint64
-	seen      bool // a record with this id was found at exactly this position
+	seen      bool // a record with this id was found at exactly this position (with the right content or not)
 }
 
 // ackLog is every outcome the publishers reported for one topic.
@@ -118,11 +118,11 @@ func (v *verifier) record(key, value []byte, partition int32, offset int64) {
 	}
 	a, acked := v.log.acked[id]
 	if acked && a.partition == partition && a.offset == offset {
+		a.seen = true
 		if a.hash != valueHash(value) || string(key) != fmt.Sprintf("p%dc%d", id.proc, id.conn) {
 			v.res.WrongContent++
 			return
 		}
-		a.seen = true
 		v.res.Matched++
 		return
 	}
