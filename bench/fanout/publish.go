@@ -249,7 +249,12 @@ func publishMain(args []string) {
 		fmt.Printf("acks checked (direct topic %s): %s\n", directTopic, directCheck)
 	}
 	fmt.Printf("load average: before %s, after %s\n", load0, loadAverage())
-	if !gwCheck.ok() || (directRun != nil && !directCheck.ok()) {
+	// Each publish sent has one outcome in the publishers' own books.
+	books := all.outcomes() == all.Sent && (directRun == nil || directRep.outcomes() == directRep.Sent)
+	if !books {
+		fmt.Printf("publishers' books: gateway %d sent, %d outcomes; direct %d sent, %d outcomes\n", all.Sent, all.outcomes(), directRep.Sent, directRep.outcomes())
+	}
+	if !books || !gwCheck.ok() || (directRun != nil && !directCheck.ok()) {
 		fmt.Println("ACKNOWLEDGEMENT CHECK FAILED")
 		defer os.Exit(1)
 	}

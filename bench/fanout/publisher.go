@@ -149,7 +149,6 @@ func publisherMain(args []string) {
 	p.mu.Unlock()
 	for _, c := range p.conns {
 		rep.Sent += c.sent.Load()
-		rep.LastN = append(rep.LastN, c.n)
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(rep)
 }
@@ -231,7 +230,9 @@ type publisherReport struct {
 	// Dials are the TCP connections opened (http: more than Conns means
 	// keep-alive failed), DialFailures the failed ones.
 	Dials, DialFailures int64
-	Sent                int64
+	// Sent: every publish sent; each has exactly one outcome (acked, an
+	// error, unanswered).
+	Sent int64
 	// SentInWindow: publishes sent in [from, to); AckedInWindow: acks received in it.
 	SentInWindow, AckedInWindow int64
 	Acked, Unanswered           int64
@@ -242,7 +243,6 @@ type publisherReport struct {
 	ErrorsByCode           map[string]int64
 	MaxMicros              int64
 	Buckets                []int64 // send -> ack latency of publishes sent in the window (bucketOf)
-	LastN                  []int64 // each connection's last sequence sent
 }
 
 func newPublisherReport(transport string, conns int) *publisherReport {
@@ -273,6 +273,16 @@ func (r *publisherReport) merge(o *publisherReport) {
 	for i, v := range o.Buckets {
 		r.Buckets[i] += v
 	}
+}
+
+// outcomes is the number of publishes with an outcome: Sent when every
+// publish got exactly one.
+func (r *publisherReport) outcomes() int64 {
+	n := r.Acked + r.Unanswered
+	for _, v := range r.ErrorsByCode {
+		n += v
+	}
+	return n
 }
 
 func (r *publisherReport) percentile(q float64) float64 {
