@@ -195,10 +195,10 @@ func publishMain(args []string) {
 	}
 	fmt.Printf("\n== publish: %d connections (%s), %s, %s, %d-byte JSON payload, %d partitions (replication %d), %d process(es) per transport, %s window ==\n",
 		p.conns, p.transport, target, window, s.payload, s.partitions, p.replication, p.procs, s.measure)
-	fmt.Printf("%-22s %8s %8s %9s %8s %8s %8s %8s %6s %10s %6s\n", "", "conns", "sent/s", "acked/s", "p50 ms", "p99", "p99.9", "max", "dials", "unanswered", "errors")
+	fmt.Printf("%-22s %8s %8s %9s %8s %8s %8s %8s %6s %10s %6s %6s\n", "", "conns", "sent/s", "acked/s", "p50 ms", "p99", "p99.9", "max", "dials", "unanswered", "errors", "late")
 	row := func(name string, r *publisherReport) {
-		fmt.Printf("%-22s %8d %8.0f %9.0f %8.2f %8.2f %8.2f %8.2f %6d %10d %6s\n", name, r.Conns, float64(r.SentInWindow)/secs, float64(r.AckedInWindow)/secs,
-			r.percentile(0.50), r.percentile(0.99), r.percentile(0.999), float64(r.MaxMicros)/1000, r.Dials, r.Unanswered, errorsLine(r.ErrorsByCode))
+		fmt.Printf("%-22s %8d %8.0f %9.0f %8.2f %8.2f %8.2f %8.2f %6d %10d %6s %6d\n", name, r.Conns, float64(r.SentInWindow)/secs, float64(r.AckedInWindow)/secs,
+			r.percentile(0.50), r.percentile(0.99), r.percentile(0.999), float64(r.MaxMicros)/1000, r.Dials, r.Unanswered, errorsLine(r.ErrorsByCode), r.Late)
 	}
 	var all publisherReport
 	for _, r := range reports {

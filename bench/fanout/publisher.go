@@ -182,6 +182,9 @@ type ackEvent struct {
 	Hash      uint64
 }
 
+// lateAfter: a publish sent this long after its scheduled time is late.
+const lateAfter = 10 * time.Millisecond
+
 const (
 	eventError      = -1
 	eventUnanswered = -2
@@ -240,9 +243,13 @@ type publisherReport struct {
 	// OutOfOrder: a WebSocket ack that overtook an older publish of its
 	// connection (the protocol answers in order).
 	AckedTwice, OutOfOrder int64
-	ErrorsByCode           map[string]int64
-	MaxMicros              int64
-	Buckets                []int64 // send -> ack latency of publishes sent in the window (bucketOf)
+	// Late: publishes sent more than lateAfter behind their schedule (a
+	// full window, or a busy machine): their latency counts from the late
+	// send, so many of them mean the figures flatter the server.
+	Late         int64
+	ErrorsByCode map[string]int64
+	MaxMicros    int64
+	Buckets      []int64 // send -> ack latency of publishes sent in the window (bucketOf)
 }
 
 func newPublisherReport(transport string, conns int) *publisherReport {
@@ -260,6 +267,7 @@ func (r *publisherReport) merge(o *publisherReport) {
 	r.Unanswered += o.Unanswered
 	r.AckedTwice += o.AckedTwice
 	r.OutOfOrder += o.OutOfOrder
+	r.Late += o.Late
 	for k, v := range o.ErrorsByCode {
 		if r.ErrorsByCode == nil {
 			r.ErrorsByCode = map[string]int64{}
@@ -395,6 +403,13 @@ func (c *pubConn) run() {
 			return
 		default:
 		}
+		if c.rate > 0 && next.Before(time.Now()) {
+			// A new connection starts on time: what the schedule missed
+			// while the connection was down is not sent in a burst (a client
+			// that was away has nothing queued), only what a full window
+			// held back on a live connection.
+			next = time.Now()
+		}
 		var ok bool
 		switch g.transport {
 		case "ws":
@@ -458,6 +473,8 @@ func (c *pubConn) publishLoop(next *time.Time, ended <-chan struct{}, send func(
 					return
 				case <-timer.C:
 				}
+			} else if wait < -lateAfter {
+				g.count(&g.rep.Late)
 			}
 			*next = next.Add(time.Duration(float64(time.Second) / c.rate))
 		}
