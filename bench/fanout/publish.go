@@ -28,6 +28,13 @@ import (
 // after reading both topics back from Kafka, whether every acknowledged
 // (partition, offset) holds exactly the publish it was given for.
 func publishMain(args []string) {
+	if !runPublish(args) {
+		os.Exit(1) // after runPublish's deferred clean-up
+	}
+}
+
+// runPublish is publishMain; it says whether every check passed.
+func runPublish(args []string) bool {
 	fs := flag.NewFlagSet("publish", flag.ExitOnError)
 	s := &settings{}
 	var p publishSettings
@@ -256,8 +263,9 @@ func publishMain(args []string) {
 	}
 	if !books || !gwCheck.ok() || (directRun != nil && !directCheck.ok()) {
 		fmt.Println("ACKNOWLEDGEMENT CHECK FAILED")
-		defer os.Exit(1)
+		return false
 	}
+	return true
 }
 
 // publishSettings are the flags of `fanout publish`.

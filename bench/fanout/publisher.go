@@ -100,8 +100,12 @@ func publisherMain(args []string) {
 	if p.rate > 0 {
 		perConn = p.rate / float64(*n)
 	}
+	// Interrupted during the ramp, it stops and reports all the same.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	interval := time.Second / time.Duration(max(*ramp, 1))
-	for i := 0; i < *n; i++ {
+	interrupted := false
+	for i := 0; i < *n && !interrupted; i++ {
 		c := &pubConn{g: p, idx: i, key: fmt.Sprintf("p%dc%d", p.proc, i), rate: perConn,
 			rng: rand.New(rand.NewSource(int64(p.proc)*1_000_003 + int64(i))), pending: map[int64]pending{}}
 		c.slots = make(chan struct{}, p.inflight)
@@ -111,12 +115,15 @@ func publisherMain(args []string) {
 			defer p.running.Done()
 			c.run()
 		}()
-		time.Sleep(interval)
+		select {
+		case <-sig:
+			interrupted = true
+		case <-time.After(interval):
+		}
 	}
-
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
+	if !interrupted {
+		<-sig
+	}
 	close(p.stop)
 	done := make(chan struct{})
 	go func() { p.running.Wait(); close(done) }()
