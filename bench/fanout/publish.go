@@ -206,6 +206,9 @@ func runPublish(args []string) bool {
 	row := func(name string, r *publisherReport) {
 		fmt.Printf("%-22s %8d %8.0f %9.0f %8.2f %8.2f %8.2f %8.2f %6d %10d %6s %6d\n", name, r.Conns, float64(r.SentInWindow)/secs, float64(r.AckedInWindow)/secs,
 			r.percentile(0.50), r.percentile(0.99), r.percentile(0.999), float64(r.MaxMicros)/1000, r.Dials, r.Unanswered, errorsLine(r.ErrorsByCode), r.Late)
+		if r.NotSent > 0 || r.DialFailures > 0 {
+			fmt.Printf("%-22s %d connects failed; %d HTTP publishes not sent for it\n", "", r.DialFailures, r.NotSent)
+		}
 	}
 	var all publisherReport
 	for _, r := range reports {
@@ -236,7 +239,11 @@ func runPublish(args []string) bool {
 		fmt.Printf("%-22s the windows keep ~%d publishes in flight: at %.0f msgs/s that alone is %.1f ms each (in flight / rate); compare latencies with a -rate below the maximum\n",
 			"closed loop:", inFlight, acked/secs, 1000*float64(inFlight)/(acked/secs))
 	}
-	fmt.Printf("through the gateway:   %.0f msgs/s acknowledged (its messages_in counter: %.0f/s)\n", acked/secs, (in1-in0)/secs)
+	counter := "n/a"
+	if in1 >= in0 && in1 > 0 {
+		counter = fmt.Sprintf("%.0f/s", (in1-in0)/secs)
+	}
+	fmt.Printf("through the gateway:   %.0f msgs/s acknowledged (its messages_in counter: %s)\n", acked/secs, counter)
 	if gwCPU > 0 && acked > 0 {
 		fmt.Printf("gateway CPU:           %.2f s in %.0f s = %.1f%% of a core; %.2f µs per published message; %.0f msgs/s per core busy\n",
 			gwCPU, secs, 100*gwCPU/secs, 1e6*gwCPU/acked, acked/gwCPU)

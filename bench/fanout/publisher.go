@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -180,7 +181,8 @@ func directProducerOpts() []kgo.Opt {
 // Partition >= 0: acknowledged at (Partition, Offset), Hash = FNV-1a of the
 // value sent. eventError: answered with error code Offset. eventUnanswered:
 // in flight when its connection ended or the process stopped (it may or may
-// not be in Kafka).
+// not be in Kafka). eventNotSent: its request never left (HTTP: the
+// connection could not be made), so it must not be in Kafka.
 type ackEvent struct {
 	Conn      uint32
 	Partition int32
@@ -195,6 +197,7 @@ const lateAfter = 10 * time.Millisecond
 const (
 	eventError      = -1
 	eventUnanswered = -2
+	eventNotSent    = -3
 	ackEventBytes   = 32
 )
 
@@ -246,6 +249,7 @@ type publisherReport struct {
 	// SentInWindow: publishes sent in [from, to); AckedInWindow: acks received in it.
 	SentInWindow, AckedInWindow int64
 	Acked, Unanswered           int64
+	NotSent                     int64 // HTTP requests whose connection could not be made
 	// AckedTwice: an acknowledgement for a publish already answered;
 	// OutOfOrder: a WebSocket ack that overtook an older publish of its
 	// connection (the protocol answers in order).
@@ -272,6 +276,7 @@ func (r *publisherReport) merge(o *publisherReport) {
 	r.AckedInWindow += o.AckedInWindow
 	r.Acked += o.Acked
 	r.Unanswered += o.Unanswered
+	r.NotSent += o.NotSent
 	r.AckedTwice += o.AckedTwice
 	r.OutOfOrder += o.OutOfOrder
 	r.Late += o.Late
@@ -293,7 +298,7 @@ func (r *publisherReport) merge(o *publisherReport) {
 // outcomes is the number of publishes with an outcome: Sent when every
 // publish got exactly one.
 func (r *publisherReport) outcomes() int64 {
-	n := r.Acked + r.Unanswered
+	n := r.Acked + r.Unanswered + r.NotSent
 	for _, v := range r.ErrorsByCode {
 		n += v
 	}
@@ -342,6 +347,8 @@ func (g *pubGen) record(e ackEvent) {
 		g.rep.ErrorsByCode[strconv.FormatInt(e.Offset, 10)]++
 	case e.Partition == eventUnanswered:
 		g.rep.Unanswered++
+	case e.Partition == eventNotSent:
+		g.rep.NotSent++
 	}
 }
 
@@ -670,8 +677,12 @@ func (c *pubConn) runHTTP(base string, next *time.Time) bool {
 		req.Header.Set("Content-Type", "application/json")
 		res, err := cl.Do(req)
 		if err != nil {
-			log.Printf("publisher: POST %s: %v", url, err)
-			c.answer(n, eventUnanswered, 0)
+			g.logOnce.Do(func() { log.Printf("publisher: POST %s: %v (further errors not shown)", url, err) })
+			if opErr := (*net.OpError)(nil); errors.As(err, &opErr) && opErr.Op == "dial" {
+				c.answer(n, eventNotSent, 0)
+			} else {
+				c.answer(n, eventUnanswered, 0)
+			}
 			return false
 		}
 		body, err := io.ReadAll(res.Body)

@@ -288,3 +288,31 @@ func TestPublisherHTTP(t *testing.T) {
 		t.Fatalf("%d TCP connections for one keep-alive connection", g.rep.Dials)
 	}
 }
+
+// TestPublisherHTTPNotSent: a request whose connection cannot be made is
+// "not sent", not "unanswered": it cannot be in Kafka.
+func TestPublisherHTTPNotSent(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	g, buf := testPubGen("http", []string{url}, 500)
+	g.inflight = 1
+	_, done := startPubConn(g)
+	time.Sleep(50 * time.Millisecond)
+	close(g.stop)
+	<-done
+	must(g.acks.Flush())
+	var events []ackEvent
+	must(readAckEvents(buf, func(e ackEvent) { events = append(events, e) }))
+	if len(events) == 0 || g.rep.DialFailures == 0 {
+		t.Fatalf("%d events, %d failed connects", len(events), g.rep.DialFailures)
+	}
+	for _, e := range events {
+		if e.Partition != eventNotSent {
+			t.Fatalf("event %+v", e)
+		}
+	}
+	if g.rep.NotSent != int64(len(events)) || g.rep.outcomes() != int64(len(events)) {
+		t.Fatalf("report %+v", g.rep)
+	}
+}

@@ -31,7 +31,7 @@ type ackedAt struct {
 type ackLog struct {
 	acked      map[pubID]*ackedAt
 	errored    map[pubID]int64 // the error code
-	unanswered map[pubID]bool
+	unanswered map[pubID]bool  // in flight when the connection ended (eventUnanswered)
 	// ackedTwice: the publisher logged a second acknowledgement for an id
 	// (it also counts those itself: publisherReport.AckedTwice).
 	ackedTwice int64
@@ -52,9 +52,10 @@ func (l *ackLog) add(proc int, e ackEvent) {
 		l.acked[id] = &ackedAt{partition: e.Partition, offset: e.Offset, hash: e.Hash}
 	case e.Partition == eventError:
 		l.errored[id] = e.Offset
-	default:
+	case e.Partition == eventUnanswered:
 		l.unanswered[id] = true
 	}
+	// eventNotSent: never left, so a record of it counts as "neither".
 }
 
 // load adds the -acks file of publisher process proc.
