@@ -162,6 +162,9 @@ func runPublish(args []string) bool {
 	gwAcks := newAckLog()
 	var reports []publisherReport
 	for _, r := range gwRuns {
+		r.interrupt() // all at once: each drains while the others do
+	}
+	for _, r := range gwRuns {
 		reports = append(reports, r.stop(gwAcks))
 	}
 	var directRep publisherReport
@@ -175,7 +178,7 @@ func runPublish(args []string) bool {
 	if directRun != nil {
 		directRep = directRun.stop(directAcks)
 		directNote = "same window"
-	} else if p.direct {
+	} else if p.direct && gwAckedInWindow > 0 {
 		// As fast as it goes: the baseline runs on its own afterwards, at the
 		// rate the gateway reached, so that the two do not share the broker.
 		directLoad.rate = float64(gwAckedInWindow) / secs
@@ -358,15 +361,21 @@ func startPublishLoad(l publishLoad) *publishRun {
 	return r
 }
 
+// interrupt tells the processes to stop sending and drain (stop does it too;
+// repeating it is harmless).
+func (r *publishRun) interrupt() {
+	for _, cmd := range r.children {
+		_ = cmd.Process.Signal(os.Interrupt)
+	}
+}
+
 // cpuTicks is the processes' CPU so far.
 func (r *publishRun) cpuTicks() int64 { return childrenCPU(r.children) }
 
 // stop interrupts the processes (they stop sending and wait for what is in
 // flight), merges their reports and adds their outcomes to acks.
 func (r *publishRun) stop(acks *ackLog) publisherReport {
-	for _, cmd := range r.children {
-		_ = cmd.Process.Signal(os.Interrupt)
-	}
+	r.interrupt()
 	var total publisherReport
 	for i, cmd := range r.children {
 		var rep publisherReport
