@@ -326,12 +326,22 @@ type pubGen struct {
 	running                    sync.WaitGroup
 	stop                       chan struct{} // closed at SIGINT: send no more
 	stopping                   atomic.Bool   // the drain is over: give up on what is in flight
-	logOnce                    sync.Once
+	logged                     atomic.Int64
 
 	mu   sync.Mutex // guards acks and rep
 	acks *bufio.Writer
 	rep  *publisherReport
 	buf  []byte
+}
+
+// logf logs the process's first few problems (a node that stops would
+// otherwise log one line per connection per retry).
+func (g *pubGen) logf(format string, args ...any) {
+	if n := g.logged.Add(1); n <= 5 {
+		log.Printf(format, args...)
+	} else if n == 6 {
+		log.Printf("publisher %d: further problems not shown (the report counts them)", g.proc)
+	}
 }
 
 // record logs one outcome and counts it.
@@ -604,7 +614,7 @@ func (c *pubConn) runWS(url string, next *time.Time) bool {
 	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 30 * time.Second, NetDial: c.dial}
 	ws, _, err := d.Dial(url, http.Header{"Authorization": {"Bearer " + g.token}})
 	if err != nil {
-		log.Printf("publisher: dial %s: %v", url, err)
+		g.logf("publisher: dial %s: %v", url, err)
 		return false
 	}
 	c.mu.Lock()
@@ -626,12 +636,12 @@ func (c *pubConn) runWS(url string, next *time.Time) bool {
 				id := fieldStr(data, `"id":"`)
 				n, err := strconv.ParseInt(id, 10, 64)
 				if id == "" || err != nil {
-					log.Printf("publisher: %s", data)
+					g.logf("publisher: %s", data)
 					continue
 				}
 				c.answer(n, eventError, fieldInt(data, `"code":`))
 			case bytes.HasPrefix(data, []byte(`{"type":"closing"`)):
-				log.Printf("publisher: %s", data)
+				g.logf("publisher: %s", data)
 			}
 		}
 	}()
@@ -677,7 +687,7 @@ func (c *pubConn) runHTTP(base string, next *time.Time) bool {
 		req.Header.Set("Content-Type", "application/json")
 		res, err := cl.Do(req)
 		if err != nil {
-			g.logOnce.Do(func() { log.Printf("publisher: POST %s: %v (further errors not shown)", url, err) })
+			g.logf("publisher: POST %s: %v", url, err)
 			if opErr := (*net.OpError)(nil); errors.As(err, &opErr) && opErr.Op == "dial" {
 				c.answer(n, eventNotSent, 0)
 			} else {
@@ -698,7 +708,7 @@ func (c *pubConn) runHTTP(base string, next *time.Time) bool {
 				Seq       int64 `json:"seq"`
 			}
 			if json.Unmarshal(body, &ack) != nil {
-				log.Printf("publisher: unreadable ack %q", body)
+				g.logf("publisher: unreadable ack %q", body)
 				c.answer(n, eventError, 0)
 				return true
 			}
@@ -721,7 +731,7 @@ func (c *pubConn) produce(n int64, value []byte) bool {
 	r := &kgo.Record{Topic: c.g.topic, Key: []byte(c.key), Value: value, Headers: []kgo.RecordHeader{{Key: "sluice-app", Value: []byte("bench")}}}
 	c.g.kc.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 		if err != nil {
-			c.g.logOnce.Do(func() { log.Printf("publisher: produce: %v", err) })
+			c.g.logf("publisher: produce: %v", err)
 			c.answer(n, eventError, 5003)
 			return
 		}
