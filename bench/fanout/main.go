@@ -53,6 +53,12 @@ func main() {
 		case "floor-server":
 			floorMain(os.Args[2:])
 			return
+		case "publish":
+			publishMain(os.Args[2:])
+			return
+		case "publisher":
+			publisherMain(os.Args[2:])
+			return
 		}
 	}
 	orchestrate()
@@ -378,8 +384,14 @@ func delayBuckets(url string) string {
 }
 
 // catalog writes a signing key, an app and one parameterised endpoint, and mints
-// a token for it.
+// a token for it: subscribe only.
 func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, enc payloadEncoding) string {
+	return catalogWith(ctx, kc, catalogTopic, topic, enc, "subscribe")
+}
+
+// catalogWith is catalog with the endpoint's operations (subscribe, publish),
+// which the token is granted too.
+func catalogWith(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, enc payloadEncoding, operations ...string) string {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	must(err)
 	put := func(k string, v any) {
@@ -396,12 +408,16 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, en
 	}})
 	put("app/bench", map[string]any{"v": 1, "id": "bench", "name": "bench", "tokens_not_before": nil})
 	endpoint := map[string]any{"v": 1, "id": "bench", "path": "/" + topic + "/{k}", "topic": topic, "key": nil, "key_param": "k",
-		"operations": []string{"subscribe"}, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}}
+		"operations": operations, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}}
 	maps.Copy(endpoint, enc.endpointFields())
 	put("endpoint/bench", endpoint)
+	permissions := map[string]any{}
+	for _, op := range operations {
+		permissions[map[string]string{"subscribe": "sub", "publish": "pub"}[op]] = []string{"/" + topic + "/*"}
+	}
 	now := time.Now()
 	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "sluice", "aud": "sluice-gateway", "sub": "bench", "jti": "bench-" + topic,
-		"iat": now.Unix(), "exp": now.Add(6 * time.Hour).Unix(), "permissions": map[string]any{"sub": []string{"/" + topic + "/*"}}})
+		"iat": now.Unix(), "exp": now.Add(6 * time.Hour).Unix(), "permissions": permissions})
 	tok.Header["kid"] = "bench"
 	s, err := tok.SignedString(key)
 	must(err)
