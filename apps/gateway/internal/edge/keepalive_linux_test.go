@@ -39,7 +39,7 @@ func TestConnectionsWithTrafficAreNotPinged(t *testing.T) {
 		t.Fatalf("server connections not found (%d registered)", len(byPeer))
 	}
 	for _, c := range []*wsConn{busyConn, quietConn} {
-		ms, err := unix.GetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)
+		ms, err := unix.GetsockoptInt(int(c.fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)
 		if err != nil || ms != int(idle.Milliseconds()) {
 			t.Fatalf("TCP_USER_TIMEOUT = %d (%v), want %d", ms, err, idle.Milliseconds())
 		}

@@ -15,12 +15,13 @@ import (
 // it (outQueue.written), so it needs no lock; each concrete path is resolved
 // to its catalog endpoint once per session.
 type deliveryMeter struct {
-	app     *usage.App
-	catalog Resolver
 	// lastPath and last are the path messages were last counted for: most
-	// sessions subscribe to one path, and need no map.
+	// sessions subscribe to one path, and need no map. (First: the part of
+	// the meter every delivery reads.)
 	lastPath string
 	last     *usage.Endpoint
+	app      *usage.App
+	catalog  Resolver
 	// byPath remembers every path once a session has been sent a second one.
 	byPath map[string]*usage.Endpoint
 }

@@ -21,24 +21,26 @@ import (
 // frames are written by whoever queued them while the socket takes them without
 // waiting, else by a writer goroutine (flush, writeLoop).
 type wsConn struct {
+	// What delivering a message touches comes first, in as few cache lines as
+	// may be (see outQueue).
 	srv *Edge
-	nc  net.Conn
-	rc  syscall.RawConn
 	out outQueue
-
 	// fd is nc's descriptor, written to directly (tryWrite). fdOpen, under fdMu,
 	// says it is still nc's: close clears it before closing nc, so a write never
 	// reaches a descriptor number the kernel has given to another connection.
-	fd     int
 	fdMu   lockorder.Mutex[lockorder.FD]
+	fd     int32
 	fdOpen bool
+	// tls: nc is a *tls.Conn, read by readTLS and written only through nc
+	// (never tryWrite), instead of the poller and raw writes.
+	tls bool
+
+	nc net.Conn
+	rc syscall.RawConn
 
 	// Read side: only the goroutine running onReadable touches rd (the poller
 	// reports a socket again only after that goroutine re-armed it).
 	rd wsframe.Reader
-	// tls: nc is a *tls.Conn, read by readTLS and written only through nc
-	// (never tryWrite), instead of the poller and raw writes.
-	tls bool
 	// addr is the client's address, counted against the per-address bound
 	// until close.
 	addr netip.Addr

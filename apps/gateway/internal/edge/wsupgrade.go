@@ -105,7 +105,7 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		// Before the connection is tracked: a close may come before watch.
 		pollID: nextPollID.Add(1),
 	}
-	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { c.fd = int32(fd) }); err != nil {
 		_ = nc.Close()
 		return
 	}
@@ -114,7 +114,7 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 	// writeLoop, and fdOpen stays false so tryWrite would refuse anyway).
 	c.fdOpen = !isTLS
 	accepted = true // c.close releases the address from here on
-	if err := setUserTimeout(c.fd, s.opt.IdleTimeout); err != nil {
+	if err := setUserTimeout(int(c.fd), s.opt.IdleTimeout); err != nil {
 		s.log.Warn("cannot set TCP_USER_TIMEOUT", "err", err)
 	}
 	c.lastRead.Store(time.Now().UnixNano())

@@ -47,7 +47,7 @@ func benchConn(b *testing.B, s *Edge) *wsConn {
 	}
 	c := &wsConn{srv: s, nc: nc, rc: rc, done: make(chan struct{}),
 		out: outQueue{capacity: s.opt.QueueSize, policy: s.opt.SlowPolicy, notice: wsNotice}}
-	if err := rc.Control(func(fd uintptr) { c.fd = int(fd) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { c.fd = int32(fd) }); err != nil {
 		b.Fatal(err)
 	}
 	c.fdOpen = true

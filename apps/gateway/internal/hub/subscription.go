@@ -232,21 +232,20 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 
 // deliverLive is called by dispatch with ep.mu held.
 func (s *Subscription) deliverLive(f *Frame) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	if !s.live {
+	s.mu.Lock() // unlocked without defer: this runs for every delivered message
+	switch {
+	case s.closed:
+	case !s.live:
 		if len(s.pending) >= s.hub.cfg.MaxPending {
 			s.overflow = true
 			s.pending = s.pending[:0]
-			return
+		} else {
+			s.pending = append(s.pending, f)
 		}
-		s.pending = append(s.pending, f)
-		return
+	default:
+		s.deliverLocked(f)
 	}
-	s.deliverLocked(f)
+	s.mu.Unlock()
 }
 
 // deliverLocked delivers f unless it was already delivered (a catch-up and the live
