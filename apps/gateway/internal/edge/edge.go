@@ -109,8 +109,9 @@ type session interface {
 	claims() *auth.Claims
 	// terminate sends a closing notice and ends the session; it must not block.
 	terminate(code protocol.Code, reason string)
-	// subscribedPaths are the canonical paths of its live subscriptions.
-	subscribedPaths() []string
+	// eachSubscribedPath calls fn with the canonical path of each of its live
+	// subscriptions (holding the session's lock: fn must not call back into it).
+	eachSubscribedPath(fn func(path string))
 	// publishesInFlight counts its publishes handed to Kafka and not answered yet.
 	publishesInFlight() int
 }

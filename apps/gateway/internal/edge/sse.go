@@ -244,7 +244,7 @@ func sseEvent(name string, frame any) []byte {
 	return append(b, "\n\n"...)
 }
 
-func (st *sseStream) subscribedPaths() []string { return []string{st.path} }
+func (st *sseStream) eachSubscribedPath(fn func(path string)) { fn(st.path) }
 
 func (st *sseStream) claims() *auth.Claims { return st.tok }
 

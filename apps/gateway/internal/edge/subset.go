@@ -95,6 +95,19 @@ func (ss *subSet) paths() []string {
 	return out
 }
 
+// each calls fn with every entry, without copying them.
+func (ss *subSet) each(fn func(subEntry)) {
+	if ss.many == nil {
+		for _, e := range ss.few {
+			fn(e)
+		}
+		return
+	}
+	for p, s := range ss.many {
+		fn(subEntry{p, s})
+	}
+}
+
 func (ss *subSet) all() []subEntry {
 	if ss.many == nil {
 		return append([]subEntry(nil), ss.few...)

@@ -140,23 +140,34 @@ func (s *Edge) UsageGauges() usage.Gauges {
 	}
 	s.mu.Unlock()
 	g := usage.Gauges{Connections: len(all), Apps: map[string]usage.AppGauges{}}
-	resolved := map[string]usage.EndpointRef{}
+	// Paths are counted under each session's lock and resolved to their
+	// endpoints afterwards, once per distinct path, with no lock held.
+	perApp := map[string]map[string]int{}
 	for _, as := range all {
 		ag := g.Apps[as.app]
-		if ag.Subscriptions == nil {
-			ag.Subscriptions = map[usage.EndpointRef]int{}
-		}
 		ag.Connections++
-		for _, path := range as.sess.subscribedPaths() {
+		g.Apps[as.app] = ag
+		paths := perApp[as.app]
+		if paths == nil {
+			paths = map[string]int{}
+			perApp[as.app] = paths
+		}
+		as.sess.eachSubscribedPath(func(path string) { paths[path]++ })
+	}
+	resolved := map[string]usage.EndpointRef{}
+	for app, paths := range perApp {
+		ag := g.Apps[app]
+		ag.Subscriptions = map[usage.EndpointRef]int{}
+		for path, n := range paths {
 			ref, ok := resolved[path]
 			if !ok {
 				id, pattern := endpointOf(s.opt.Catalog, path)
 				ref = usage.EndpointRef{ID: id, Path: pattern}
 				resolved[path] = ref
 			}
-			ag.Subscriptions[ref]++
+			ag.Subscriptions[ref] += n
 		}
-		g.Apps[as.app] = ag
+		g.Apps[app] = ag
 	}
 	return g
 }

@@ -65,17 +65,14 @@ type wsConn struct {
 	done      chan struct{}
 }
 
-func (c *wsConn) subscribedPaths() []string {
+func (c *wsConn) eachSubscribedPath(fn func(path string)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	entries := c.subs.all()
-	paths := make([]string, 0, len(entries))
-	for _, e := range entries {
+	c.subs.each(func(e subEntry) {
 		if e.sub != nil {
-			paths = append(paths, e.path)
+			fn(e.path)
 		}
-	}
-	return paths
+	})
 }
 
 func (c *wsConn) claims() *auth.Claims {
