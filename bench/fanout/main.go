@@ -510,6 +510,9 @@ type clientReport struct {
 	Duplicates, DialFailures, Closing1012 int64
 	GapReasons                            map[string]int64
 	Conns                                 []connRecord
+	// Fault runs (-stall) only: holes, duplicates and gaps with their times.
+	Events        []clientEvent `json:",omitempty"`
+	EventsDropped int64         `json:",omitempty"`
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -530,6 +533,8 @@ func (r *clientReport) merge(o *clientReport) {
 		r.GapReasons[k] += v
 	}
 	r.Conns = append(r.Conns, o.Conns...)
+	r.Events = append(r.Events, o.Events...)
+	r.EventsDropped += o.EventsDropped
 	if r.Buckets == nil {
 		r.Buckets = make([]int64, len(o.Buckets))
 	}
