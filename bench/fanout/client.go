@@ -159,6 +159,9 @@ type benchConn struct {
 	// gapSince: a gap frame arrived since the last message (the next hole
 	// in n is one the gateway reported).
 	gapSince bool
+	// lostConn: a connection ended since the last message; the silence
+	// around it is a stall however short.
+	lostConn bool
 }
 
 // connRecord is what the orchestrator needs of one client: its key and last
@@ -178,15 +181,18 @@ type connRecord struct {
 	// resumed from its subscribed frame's position.
 	NoMsg bool `json:"nomsg,omitempty"`
 	// With -stall: the arrival time of the last message and every silence
-	// longer than -stall (from the message before it to the message that ended it).
+	// longer than -stall or around a lost connection (from the message before
+	// it to the message that ended it).
 	Last   int64   `json:"last,omitempty"`
 	Stalls []stall `json:"stalls,omitempty"`
 }
 
-// stall is a silence of one client: [From, To) in unix ns, both arrivals.
+// stall is a silence of one client: [From, To) in unix ns, both arrivals;
+// Reconnected: the client lost its connection in it.
 type stall struct {
-	From int64 `json:"f"`
-	To   int64 `json:"t"`
+	From        int64 `json:"f"`
+	To          int64 `json:"t"`
+	Reconnected bool  `json:"r,omitempty"`
 }
 
 // clientEvent is a hole, duplicate or gap seen by a client (with -stall), at
@@ -287,6 +293,7 @@ func (g *loadGen) run(c *benchConn) {
 			c.rec.NoMsg = c.rec.N == 0
 		}
 		c.rec.Outages++
+		c.lostConn = true
 		c.mu.Unlock()
 		urlIdx = (urlIdx + 1) % len(g.urls)
 		g.sleepBackoff(c, attempt)
@@ -343,9 +350,10 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 			}
 			c.gapSince = false
 			if g.stall > 0 {
-				if c.rec.Last > 0 && now-c.rec.Last > g.stall {
-					c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now})
+				if c.rec.Last > 0 && (now-c.rec.Last > g.stall || c.lostConn) {
+					c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn})
 				}
+				c.lostConn = false
 				c.rec.Last = now
 			}
 			if seq > lastN || !g.resume {
