@@ -150,7 +150,10 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	adm := cluster.Admin()
 	_, err = adm.CreateTopic(ctx, 1, 3, map[string]*string{"min.insync.replicas": ptr("2"), "cleanup.policy": ptr("compact")}, r.catalogTopic)
 	must(err)
-	_, err = adm.CreateTopic(ctx, int32(s.partitions), 3, map[string]*string{"min.insync.replicas": ptr("2"), "retention.ms": ptr("3600000")}, r.topic)
+	_, err = adm.CreateTopic(ctx, int32(s.partitions), 3, map[string]*string{"min.insync.replicas": ptr("2"), "retention.ms": ptr("3600000"),
+		// The broker stamps each record: the read-back tells how long a record
+		// waited before Kafka appended it (chaos_check.go).
+		"message.timestamp.type": ptr("LogAppendTime")}, r.topic)
 	must(err)
 	r.topics = []string{r.topic, r.catalogTopic}
 	prepareMetering(ctx, s, adm, run, 3)

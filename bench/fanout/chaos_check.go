@@ -98,6 +98,28 @@ type kafkaHolds struct {
 	repeats    int64
 	logStart   map[int32]int64
 	readErrors int
+	// appends are (send time "t", broker append time) of every record, both
+	// unix ns: the data topic uses LogAppendTime, so a record that waited in
+	// the publisher or for a leader shows it here, before any consumer.
+	appends [][2]int64
+}
+
+// appendDelay is the largest and the mean append time − send time of the
+// records sent in [from, to), in seconds, and how many they were.
+func (h *kafkaHolds) appendDelay(from, to int64) (maxS, meanS float64, n int) {
+	var sum float64
+	for _, a := range h.appends {
+		if a[0] >= from && a[0] < to {
+			d := float64(a[1]-a[0]) / 1e9
+			sum += d
+			maxS = max(maxS, d)
+			n++
+		}
+	}
+	if n > 0 {
+		meanS = sum / float64(n)
+	}
+	return maxS, meanS, n
 }
 
 func (h *kafkaHolds) has(k int, n int64) bool {
@@ -149,6 +171,7 @@ func readBack(ctx context.Context, brokers, topic string, keys int) *kafkaHolds 
 				return
 			}
 			h.records++
+			h.appends = append(h.appends, [2]int64{fieldInt(r.Value, `"t":`), r.Timestamp.UnixNano()})
 			w := int(n / 64)
 			for len(h.present[k]) <= w {
 				h.present[k] = append(h.present[k], 0)

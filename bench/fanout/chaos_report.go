@@ -150,6 +150,9 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		fmt.Printf("  lost (acknowledged, in Kafka, never delivered, no gap): %d   after a gap frame: %d   acknowledged but not in Kafka: %d   never acknowledged (publisher's failures): %d\n",
 			cnt.lost, cnt.reported, cnt.kafkaLost, cnt.unacked)
 		fmt.Printf("  duplicates delivered: %d   produce errors: %d   gaps: %s\n", cnt.dups, cnt.produceErrors, fmtReasons(cnt.gaps))
+		if mx, mean, n := holds.appendDelay(w.from, w.to); n > 0 {
+			fmt.Printf("  records sent in the window: %d; send -> Kafka's append: max %.1f s, mean %.2f s (publisher retries and leaderless partitions)\n", n, mx, mean)
+		}
 		for j, g := range cnt.falseGaps {
 			if j == 5 {
 				fmt.Printf("  ... %d more false gaps\n", len(cnt.falseGaps)-5)
@@ -210,7 +213,9 @@ func probeSilences(p *kafkaProbe, from, to int64, sc *scenarioResult) string {
 	var parts []string
 	for _, part := range slices.Sorted(maps.Keys(p.silences)) {
 		for _, s := range p.silences[part] {
-			if s.To > from && s.From < to {
+			// A silence belongs to the window it began in (its last record
+			// came up to a second before the fault).
+			if s.From >= from-int64(time.Second) && s.From < to-int64(time.Second) {
 				parts = append(parts, fmt.Sprintf("p%d silent %.1f s, back %+.1f s from the fault's end", part, float64(s.To-s.From)/1e9, float64(s.To-sc.end.UnixNano())/1e9))
 			}
 		}
