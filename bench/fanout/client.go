@@ -47,11 +47,12 @@ func clientMain(args []string) {
 	backoffMax := fs.Duration("backoff-max", 30*time.Second, "with -resume: reconnect delay cap")
 	caFile := fs.String("ca", "", "PEM CA that wss:// URLs are verified with")
 	spread := fs.Bool("spread", false, "each client starts at a random URL of the list and, with -resume, moves through the others in a random order of its own (the SDK's server-list rule)")
+	stall := fs.Duration("stall", 0, "with -resume (fault runs): record a stall when a client gets no message for longer than this, and the time and range of every hole, duplicate and gap (0: off)")
 	_ = fs.Parse(args)
 
 	g := &loadGen{
 		urls: strings.Split(*urls, ","), topic: *topic, from: *from, to: *to,
-		resume: *resume, backoffInitial: *backoffInitial, backoffMax: *backoffMax,
+		resume: *resume, backoffInitial: *backoffInitial, backoffMax: *backoffMax, stall: int64(*stall),
 		rep: &clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets), GapReasons: map[string]int64{}},
 		dialer: websocket.Dialer{
 			Subprotocols:     []string{"sluice.v1"},
@@ -118,11 +119,14 @@ func clientMain(args []string) {
 
 // loadGen is one load-generator process's clients and counters.
 type loadGen struct {
-	urls                            []string
-	topic                           string
-	from, to                        int64
-	resume                          bool
-	backoffInitial, backoffMax      time.Duration
+	urls                       []string
+	topic                      string
+	from, to                   int64
+	resume                     bool
+	backoffInitial, backoffMax time.Duration
+	// stall (ns, > 0 in fault runs): a silence longer than this is one of a
+	// client's stalls, and holes, duplicates and gaps are recorded as events.
+	stall                           int64
 	dialer                          websocket.Dialer
 	header                          http.Header
 	conns                           []*benchConn
@@ -134,7 +138,7 @@ type loadGen struct {
 	maxMicros                       atomic.Int64
 	logged                          atomic.Int64
 
-	mu   sync.Mutex // guards rep's histogram and gap reasons, and open
+	mu   sync.Mutex // guards rep's histogram, gap reasons and events, and open
 	rep  *clientReport
 	open map[*websocket.Conn]struct{}
 }
@@ -152,6 +156,12 @@ type benchConn struct {
 	epoch          string
 	partition, seq int64
 	havePos        bool
+	// gapSince: a gap frame arrived since the last message (the next hole
+	// in n is one the gateway reported).
+	gapSince bool
+	// lostConn: a connection ended since the last message; the silence
+	// around it is a stall however short.
+	lostConn bool
 }
 
 // connRecord is what the orchestrator needs of one client: its key and last
@@ -170,6 +180,50 @@ type connRecord struct {
 	// NoMsg: the client had received no message before its first outage, so it
 	// resumed from its subscribed frame's position.
 	NoMsg bool `json:"nomsg,omitempty"`
+	// With -stall: the arrival time of the last message and every silence
+	// longer than -stall or around a lost connection (from the message before
+	// it to the message that ended it).
+	Last   int64   `json:"last,omitempty"`
+	Stalls []stall `json:"stalls,omitempty"`
+}
+
+// stall is a silence of one client: [From, To) in unix ns, both arrivals;
+// Reconnected: the client lost its connection in it.
+type stall struct {
+	From        int64 `json:"f"`
+	To          int64 `json:"t"`
+	Reconnected bool  `json:"r,omitempty"`
+}
+
+// clientEvent is a hole, duplicate or gap seen by a client (with -stall), at
+// unix ns At on key K: a hole is n From..To missing (Reported: after a gap
+// frame), a duplicate n From again, a gap frame seq From..To of Partition.
+type clientEvent struct {
+	At        int64  `json:"at"`
+	Kind      string `json:"kind"`
+	K         int    `json:"k"`
+	From      int64  `json:"from"`
+	To        int64  `json:"to"`
+	Partition int64  `json:"p,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Reported  bool   `json:"reported,omitempty"`
+}
+
+// maxEvents bounds the events one process keeps; more are only counted.
+const maxEvents = 200_000
+
+// event records e (with -stall); called without c.mu or g.mu held.
+func (g *loadGen) event(e clientEvent) {
+	if g.stall <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.rep.Events) >= maxEvents {
+		g.rep.EventsDropped++
+		return
+	}
+	g.rep.Events = append(g.rep.Events, e)
 }
 
 func (g *loadGen) logf(format string, args ...any) {
@@ -239,6 +293,7 @@ func (g *loadGen) run(c *benchConn) {
 			c.rec.NoMsg = c.rec.N == 0
 		}
 		c.rec.Outages++
+		c.lostConn = true
 		c.mu.Unlock()
 		urlIdx = (urlIdx + 1) % len(g.urls)
 		g.sleepBackoff(c, attempt)
@@ -278,6 +333,7 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 			t := fieldInt(data, `"t":`)
 			seq := fieldInt(data, `"n":`)
 			inWindow := t >= g.from && t < g.to
+			var ev *clientEvent // recorded after c.mu is released (lock order: g.mu, then c.mu)
 			c.mu.Lock()
 			lastN := c.rec.N
 			switch {
@@ -287,8 +343,18 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 				}
 			case lastN > 0 && seq <= lastN:
 				g.dups.Add(1)
+				ev = &clientEvent{At: now, Kind: "dup", K: c.key, From: seq, To: seq}
 			case lastN > 0 && seq > lastN+1:
 				g.lost.Add(seq - lastN - 1)
+				ev = &clientEvent{At: now, Kind: "hole", K: c.key, From: lastN + 1, To: seq - 1, Reported: c.gapSince}
+			}
+			c.gapSince = false
+			if g.stall > 0 {
+				if c.rec.Last > 0 && (now-c.rec.Last > g.stall || c.lostConn) {
+					c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn})
+				}
+				c.lostConn = false
+				c.rec.Last = now
 			}
 			if seq > lastN || !g.resume {
 				c.rec.N = seq
@@ -304,6 +370,9 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 				}
 			}
 			c.mu.Unlock()
+			if ev != nil {
+				g.event(*ev)
+			}
 			if inWindow {
 				g.received.Add(1)
 				us := (now - t) / 1000
@@ -331,9 +400,15 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 			}
 		case bytes.HasPrefix(data, []byte(`{"type":"gap"`)):
 			g.gaps.Add(1)
+			reason := fieldStr(data, `"reason":"`)
 			g.mu.Lock()
-			g.rep.GapReasons[fieldStr(data, `"reason":"`)]++
+			g.rep.GapReasons[reason]++
 			g.mu.Unlock()
+			c.mu.Lock()
+			c.gapSince = true
+			c.mu.Unlock()
+			g.event(clientEvent{At: now, Kind: "gap", K: c.key, Partition: fieldInt(data, `"partition":`),
+				From: fieldInt(data, `"from_seq":`), To: fieldInt(data, `"to_seq":`), Reason: reason})
 		case g.resume && bytes.HasPrefix(data, []byte(`{"type":"closing"`)) && fieldInt(data, `"code":`) == 1012:
 			g.closing1012.Add(1) // expected: the node is shutting down
 		case bytes.HasPrefix(data, []byte(`{"type":"error"`)), bytes.HasPrefix(data, []byte(`{"type":"closing"`)):

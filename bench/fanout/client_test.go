@@ -183,3 +183,32 @@ func TestTryOrderSpreadsStartsAndVisitsEveryURL(t *testing.T) {
 		t.Fatalf("without spread: %v", o)
 	}
 }
+
+// In fault runs (-stall) a client records its silences and the time and range
+// of every hole (and whether a gap frame announced it), duplicate and gap.
+func TestClientRecordsStallsAndEvents(t *testing.T) {
+	a := newFakeNode(t, func(ws *websocket.Conn) {
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":9}`, msg(10, 1))
+		time.Sleep(80 * time.Millisecond)
+		send(ws, msg(11, 2), `{"type":"gap","endpoint":"/t/k3","epoch":"EP","partition":1,"from_seq":12,"to_seq":14,"reason":"slow_consumer"}`,
+			msg(14, 5), msg(14, 5), msg(15, 7))
+		_, _, _ = ws.ReadMessage()
+	})
+	g := newTestGen(a.url())
+	g.stall = int64(40 * time.Millisecond)
+	c := &benchConn{key: 3, rng: rand.New(rand.NewSource(1))}
+	runUntil(t, g, c, 7)
+	if len(c.rec.Stalls) != 1 || c.rec.Stalls[0].To-c.rec.Stalls[0].From < int64(70*time.Millisecond) || c.rec.Last != c.rec.Stalls[0].To && c.rec.Last < c.rec.Stalls[0].To {
+		t.Fatalf("stalls %+v last %d", c.rec.Stalls, c.rec.Last)
+	}
+	var kinds []string
+	for _, e := range g.rep.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	ev := g.rep.Events
+	if strings.Join(kinds, ",") != "gap,hole,dup,hole" ||
+		ev[0].From != 12 || ev[0].To != 14 || ev[0].Partition != 1 || ev[0].Reason != "slow_consumer" ||
+		ev[1].From != 3 || ev[1].To != 4 || !ev[1].Reported || ev[2].From != 5 || ev[3].From != 6 || ev[3].To != 6 || ev[3].Reported {
+		t.Fatalf("events %+v", ev)
+	}
+}

@@ -89,7 +89,7 @@ func orchestrateFailover(s *settings) {
 	_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 	must(err)
 	defer func() { _, _ = adm.DeleteTopics(context.Background(), runTopics(s, topic, catalogTopic)...) }()
-	prepareMetering(ctx, s, adm, run)
+	prepareMetering(ctx, s, adm, run, 1)
 	token := catalog(ctx, kc, catalogTopic, topic, jsonEncoding)
 
 	nodes := failoverNodes(s)

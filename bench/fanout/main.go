@@ -59,6 +59,9 @@ func main() {
 		case "publisher":
 			publisherMain(os.Args[2:])
 			return
+		case "chaos":
+			chaosMain(os.Args[2:])
+			return
 		}
 	}
 	orchestrate()
@@ -164,7 +167,7 @@ func orchestrate() {
 		_, err = adm.CreateTopic(ctx, int32(s.partitions), 1, map[string]*string{"retention.ms": ptr("3600000")}, topic)
 		must(err)
 		defer func() { _, _ = adm.DeleteTopics(context.Background(), runTopics(s, topic, catalogTopic)...) }()
-		prepareMetering(ctx, s, adm, run)
+		prepareMetering(ctx, s, adm, run, 1)
 		enc = jsonEncoding
 		if s.format == "avro" {
 			if s.registry == "" {
@@ -214,7 +217,7 @@ func orchestrate() {
 	measureTo := measureFrom.Add(s.measure)
 	var probe *kafkaProbe
 	if s.probe && !floorMode {
-		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc)
+		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc, 0)
 	}
 	wsScheme := map[string]string{"http": "ws", "https": "wss"}[scheme]
 	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
@@ -392,6 +395,13 @@ func catalog(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, en
 // catalogWith is catalog with the endpoint's operations (subscribe, publish),
 // which the token is granted too.
 func catalogWith(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, enc payloadEncoding, operations ...string) string {
+	_, token := catalogWithKey(ctx, kc, catalogTopic, topic, enc, operations...)
+	return token
+}
+
+// catalogWithKey is catalogWith, also returning the signing key (fault runs mint
+// more tokens with it, to revoke them).
+func catalogWithKey(ctx context.Context, kc *kgo.Client, catalogTopic, topic string, enc payloadEncoding, operations ...string) (*ecdsa.PrivateKey, string) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	must(err)
 	put := func(k string, v any) {
@@ -411,13 +421,18 @@ func catalogWith(ctx context.Context, kc *kgo.Client, catalogTopic, topic string
 		"operations": operations, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}}
 	maps.Copy(endpoint, enc.endpointFields())
 	put("endpoint/bench", endpoint)
+	return key, mintToken(key, topic, "bench-"+topic, time.Now().Add(6*time.Hour), operations...)
+}
+
+// mintToken is a token of the app "bench" with jti, as the portal signs them,
+// granted operations (subscribe, publish) on every key of topic.
+func mintToken(key *ecdsa.PrivateKey, topic, jti string, exp time.Time, operations ...string) string {
 	permissions := map[string]any{}
 	for _, op := range operations {
 		permissions[map[string]string{"subscribe": "sub", "publish": "pub"}[op]] = []string{"/" + topic + "/*"}
 	}
-	now := time.Now()
-	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "sluice", "aud": "sluice-gateway", "sub": "bench", "jti": "bench-" + topic,
-		"iat": now.Unix(), "exp": now.Add(6 * time.Hour).Unix(), "permissions": permissions})
+	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "sluice", "aud": "sluice-gateway", "sub": "bench", "jti": jti,
+		"iat": time.Now().Unix(), "exp": exp.Unix(), "permissions": permissions})
 	tok.Header["kid"] = "bench"
 	s, err := tok.SignedString(key)
 	must(err)
@@ -428,8 +443,24 @@ func catalogWith(ctx context.Context, kc *kgo.Client, catalogTopic, topic string
 // over the period; counters[k] is the last "n" sent for key k (read it once
 // publish has returned).
 func publish(kc *kgo.Client, topic string, counters []int64, size int, period time.Duration, enc payloadEncoding, stop <-chan struct{}, sent *atomic.Int64) {
-	keys := len(counters)
 	pad := strings.Repeat("x", max(size-80, 0))
+	everyKey(len(counters), period, stop, func(k int) {
+		counters[k]++
+		v := enc.message(k, counters[k], time.Now().UnixNano(), pad)
+		kc.Produce(context.Background(), &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(k)), Value: v}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				produceErrors.Add(1)
+				log.Printf("produce: %v", err)
+			}
+		})
+		sent.Add(1)
+	})
+	_ = kc.Flush(context.Background())
+}
+
+// everyKey calls send for each of keys once per period, spread evenly over the
+// period in 10 ms slots, until stop.
+func everyKey(keys int, period time.Duration, stop <-chan struct{}, send func(k int)) {
 	const tick = 10 * time.Millisecond
 	slots := max(int(period/tick), 1) // each key once per period
 	t := time.NewTicker(tick)
@@ -438,20 +469,11 @@ func publish(kc *kgo.Client, topic string, counters []int64, size int, period ti
 	for {
 		select {
 		case <-stop:
-			_ = kc.Flush(context.Background())
 			return
 		case <-t.C:
 		}
 		for k := slot; k < keys; k += slots {
-			counters[k]++
-			v := enc.message(k, counters[k], time.Now().UnixNano(), pad)
-			kc.Produce(context.Background(), &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(k)), Value: v}, func(_ *kgo.Record, err error) {
-				if err != nil {
-					produceErrors.Add(1)
-					log.Printf("produce: %v", err)
-				}
-			})
-			sent.Add(1)
+			send(k)
 		}
 		slot = (slot + 1) % slots
 	}
@@ -526,6 +548,9 @@ type clientReport struct {
 	Duplicates, DialFailures, Closing1012 int64
 	GapReasons                            map[string]int64
 	Conns                                 []connRecord
+	// Fault runs (-stall) only: holes, duplicates and gaps with their times.
+	Events        []clientEvent `json:",omitempty"`
+	EventsDropped int64         `json:",omitempty"`
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -546,6 +571,8 @@ func (r *clientReport) merge(o *clientReport) {
 		r.GapReasons[k] += v
 	}
 	r.Conns = append(r.Conns, o.Conns...)
+	r.Events = append(r.Events, o.Events...)
+	r.EventsDropped += o.EventsDropped
 	if r.Buckets == nil {
 		r.Buckets = make([]int64, len(o.Buckets))
 	}
@@ -592,11 +619,16 @@ func (r *clientReport) percentile(q float64) float64 {
 
 // prepareMetering checks -metering and, when on, creates the run's usage topic
 // (deleted at exit), so the gateway's records land somewhere as in production.
-func prepareMetering(ctx context.Context, s *settings, adm *kadm.Client, run string) {
+// rf is the topic's replication factor (1 on the stack's single broker).
+func prepareMetering(ctx context.Context, s *settings, adm *kadm.Client, run string, rf int16) {
 	switch s.metering {
 	case "on":
 		s.usageTopic = "__sluice_usage_bench_" + run
-		_, err := adm.CreateTopic(ctx, 3, 1, map[string]*string{"retention.ms": ptr("3600000")}, s.usageTopic)
+		configs := map[string]*string{"retention.ms": ptr("3600000")}
+		if rf >= 3 {
+			configs["min.insync.replicas"] = ptr("2")
+		}
+		_, err := adm.CreateTopic(ctx, 3, rf, configs, s.usageTopic)
 		must(err)
 	case "off", "":
 	default:

@@ -21,11 +21,17 @@ type kafkaProbe struct {
 	records  int64 // all records seen, inside the window or not
 	stop     context.CancelFunc
 	finished chan struct{}
+	// With a stall bound (fault runs): per partition, the silences longer
+	// than it between two records' arrivals (read after finish).
+	stallBound int64
+	last       map[int32]int64
+	silences   map[int32][]stall
 }
 
 // startKafkaProbe assigns every partition of topic directly at its end offset (no
 // group) and measures now - "t" for records whose "t" falls in [from, to).
-func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int, from, to time.Time, enc payloadEncoding) *kafkaProbe {
+// With stallBound > 0 it also records each partition's silences longer than that.
+func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int, from, to time.Time, enc payloadEncoding, stallBound time.Duration) *kafkaProbe {
 	ends := endOffsets(ctx, brokers, topic, partitions)
 	at := map[int32]kgo.Offset{}
 	for p, off := range ends {
@@ -39,7 +45,8 @@ func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int,
 	)
 	must(err)
 	ctx, cancel := context.WithCancel(ctx)
-	p := &kafkaProbe{report: clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets)}, stop: cancel, finished: make(chan struct{})}
+	p := &kafkaProbe{report: clientReport{Buckets: make([]int64, fineBuckets+coarseBuckets)}, stop: cancel, finished: make(chan struct{}),
+		stallBound: int64(stallBound), last: map[int32]int64{}, silences: map[int32][]stall{}}
 	fromNs, toNs := from.UnixNano(), to.UnixNano()
 	go func() {
 		defer close(p.finished)
@@ -53,6 +60,12 @@ func startKafkaProbe(ctx context.Context, brokers, topic string, partitions int,
 			fetches.EachRecord(func(r *kgo.Record) {
 				now := time.Now().UnixNano()
 				p.records++
+				if p.stallBound > 0 {
+					if l := p.last[r.Partition]; l > 0 && now-l > p.stallBound {
+						p.silences[r.Partition] = append(p.silences[r.Partition], stall{From: l, To: now})
+					}
+					p.last[r.Partition] = now
+				}
 				t := enc.sentAt(r.Value)
 				if t < fromNs || t >= toNs {
 					return

@@ -85,7 +85,7 @@ func runPublish(args []string) bool {
 	defer func() {
 		_, _ = adm.DeleteTopics(context.Background(), runTopics(s, topic, directTopic, catalogTopic)...)
 	}()
-	prepareMetering(ctx, s, adm, run)
+	prepareMetering(ctx, s, adm, run, 1)
 	token := catalogWith(ctx, kc, catalogTopic, topic, jsonEncoding, "publish")
 	dir, err := os.MkdirTemp("", "fanout-publish-")
 	must(err)
