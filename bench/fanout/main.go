@@ -39,7 +39,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -58,6 +57,9 @@ func main() {
 			return
 		case "publisher":
 			publisherMain(os.Args[2:])
+			return
+		case "hostile":
+			hostileMain(os.Args[2:])
 			return
 		}
 	}
@@ -112,7 +114,12 @@ func orchestrate() {
 	flag.BoolVar(&s.tls, "tls", false, "gateway mode: the gateway serves TLS itself (a throw-away CA and certificate for 127.0.0.1) and clients connect with wss://")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
+	hostile := &hostileSettings{}
+	hostile.flags()
+	soak := &soakSettings{}
+	soak.flags()
 	flag.Parse()
+	soak.parse()
 	if s.failover.enabled() {
 		if s.server != "gateway" || s.gatewayBin == "" {
 			log.Fatal("-failover needs -server gateway and -gateway")
@@ -133,6 +140,18 @@ func orchestrate() {
 		}
 	default:
 		log.Fatalf("-server %q: want gateway or floor", s.server)
+	}
+	if (hostile.on || soak.enabled()) && floorMode {
+		log.Fatal("-hostile, -churn and -refresh need -server gateway")
+	}
+	if hostile.on {
+		hostile.check(s)
+	}
+	if soak.enabled() && s.gatewayLogs == "" {
+		dir, err := os.MkdirTemp("", "fanout-soak-")
+		must(err)
+		defer os.RemoveAll(dir)
+		s.gatewayLogs = dir + "/gateway-" // its levels are counted at the end
 	}
 	serverName := map[bool]string{false: "gateway", true: "floor server"}[floorMode]
 
@@ -197,6 +216,7 @@ func orchestrate() {
 	// the second. The floor server generates the same schedule itself.
 	stopPub := make(chan struct{})
 	pubDone := make(chan struct{})
+	counters := make([]int64, s.keys) // the last "n" published per key
 	if floorMode {
 		close(pubDone)
 	} else {
@@ -204,7 +224,7 @@ func orchestrate() {
 		published = sent.Load
 		go func() {
 			defer close(pubDone)
-			publish(kc, topic, make([]int64, s.keys), s.payload, s.keyPeriod, enc, stopPub, &sent)
+			publish(kc, topic, counters, s.payload, s.keyPeriod, enc, stopPub, &sent)
 		}()
 	}
 
@@ -217,7 +237,21 @@ func orchestrate() {
 		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc)
 	}
 	wsScheme := map[string]string{"http": "ws", "https": "wss"}[scheme]
-	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
+	var clientExtra []string
+	var sampler *soakSampler
+	metricsURL := scheme + "://" + s.gatewayAddr + "/metrics"
+	if soak.enabled() {
+		dir, err := os.MkdirTemp("", "fanout-key-")
+		must(err)
+		defer os.RemoveAll(dir)
+		clientExtra = soak.clientFlags(writeSigningKey(dir, signingKey))
+		sampler = startSoakSampler(srv.Process.Pid, metricsURL, measureFrom, soak.every)
+	}
+	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo, clientExtra...)
+	var hostiles *hostileRun
+	if hostile.on {
+		hostiles = startHostile(hostile, s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", srv.Process.Pid, measureFrom, measureTo)
+	}
 
 	time.Sleep(time.Until(measureFrom))
 	gwCPU0, selfCPU0 := cpuTicks(srv.Process.Pid), childrenCPU(children)
@@ -237,8 +271,18 @@ func orchestrate() {
 	if probe != nil {
 		probe.finish()
 	}
+	if soak.enabled() {
+		time.Sleep(5 * time.Second) // resuming clients catch up before "missing at the end"
+		sampler.report()
+	}
+	if hostiles != nil {
+		hostiles.finish(metricsURL, s.gatewayAddr)
+	}
 
 	total := collectReports(children, outputs)
+	if soak.enabled() {
+		printSoak(s, soak, &total, counters)
+	}
 
 	secs := s.measure.Seconds()
 	tick := float64(clockTicks())
@@ -411,18 +455,13 @@ func catalogWith(ctx context.Context, kc *kgo.Client, catalogTopic, topic string
 		"operations": operations, "api": map[string]any{"id": "bench", "name": "bench", "version": "1"}}
 	maps.Copy(endpoint, enc.endpointFields())
 	put("endpoint/bench", endpoint)
-	permissions := map[string]any{}
-	for _, op := range operations {
-		permissions[map[string]string{"subscribe": "sub", "publish": "pub"}[op]] = []string{"/" + topic + "/*"}
-	}
-	now := time.Now()
-	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "sluice", "aud": "sluice-gateway", "sub": "bench", "jti": "bench-" + topic,
-		"iat": now.Unix(), "exp": now.Add(6 * time.Hour).Unix(), "permissions": permissions})
-	tok.Header["kid"] = "bench"
-	s, err := tok.SignedString(key)
-	must(err)
-	return s
+	signingKey = key
+	return mintToken(key, topic, "bench-"+topic, time.Now().Add(6*time.Hour), operations...)
 }
+
+// signingKey is the last catalog's signing key: the soak mode's clients mint
+// their refresh tokens with it (soak.go).
+var signingKey *ecdsa.PrivateKey
 
 // publish gives every key one message per period until stop, spread evenly
 // over the period; counters[k] is the last "n" sent for key k (read it once
@@ -524,8 +563,10 @@ type clientReport struct {
 	Buckets               []int64 // latency histogram, see bucketOf
 	// Resume mode (-failover) only.
 	Duplicates, DialFailures, Closing1012 int64
-	GapReasons                            map[string]int64
-	Conns                                 []connRecord
+	// Soak mode (soak.go) only.
+	Churned, RefreshSent, Refreshed int64
+	GapReasons                      map[string]int64
+	Conns                           []connRecord
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -539,6 +580,9 @@ func (r *clientReport) merge(o *clientReport) {
 	r.Duplicates += o.Duplicates
 	r.DialFailures += o.DialFailures
 	r.Closing1012 += o.Closing1012
+	r.Churned += o.Churned
+	r.RefreshSent += o.RefreshSent
+	r.Refreshed += o.Refreshed
 	for k, v := range o.GapReasons {
 		if r.GapReasons == nil {
 			r.GapReasons = map[string]int64{}
