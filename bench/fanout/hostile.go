@@ -90,12 +90,35 @@ type hostileRun struct {
 	children []*exec.Cmd
 	outputs  []*bufio.Reader
 	rss      *rssSampler
+	// timeline: every 5 s, the gateway's RSS, the stalled clients' sockets
+	// still established and the gateway's dropped-messages counter.
+	timeline     []string
+	stopTimeline chan struct{}
+	timelineDone chan struct{}
 }
 
 // startHostile starts one process per kind of misbehaviour, each from a source
 // address of its own (the flood from 127.0.0.9, as the brief of issue 18 says).
 func startHostile(h *hostileSettings, s *settings, topic, token, url string, pid int, from, to time.Time) *hostileRun {
-	r := &hostileRun{rss: startRSSSampler(pid, time.Second)}
+	r := &hostileRun{rss: startRSSSampler(pid, time.Second), stopTimeline: make(chan struct{}), timelineDone: make(chan struct{})}
+	_, port, _ := net.SplitHostPort(s.gatewayAddr)
+	metricsURL := strings.Replace(strings.Replace(url, "ws", "http", 1), "/ws", "/metrics", 1)
+	go func() {
+		defer close(r.timelineDone)
+		began := time.Now()
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stopTimeline:
+				return
+			case <-t.C:
+			}
+			sendQ, stalled := socketQueues("( sport = :"+port+" and dst 127.0.0.20 )", 2) // the gateway's side: the clients' stays established until it reads
+			r.timeline = append(r.timeline, fmt.Sprintf("+%.0fs %dMiB %d %dKiB %.0f", time.Since(began).Seconds(), rssKiB(pid)/1024, stalled, sendQ.sum/1024,
+				metricSum(metricsURL, "sluice_gateway_dropped_messages_total")))
+		}
+	}()
 	add := func(kind, src string, n int, extra ...string) {
 		if n <= 0 {
 			return
@@ -125,6 +148,9 @@ func startHostile(h *hostileSettings, s *settings, topic, token, url string, pid
 // gateway's own counters (metricsURL) and its RSS over the run.
 func (r *hostileRun) finish(metricsURL, gatewayAddr string) {
 	r.rss.stop()
+	close(r.stopTimeline)
+	<-r.timelineDone
+	fmt.Printf("timeline (every 5 s: since the clients' start, gateway RSS, the gateway's stalled sockets still established and their Send-Q, dropped messages):\n  %s\n", strings.Join(r.timeline, " | "))
 	// Before the stalled clients read what is left: what the kernel holds for
 	// them, which the gateway's RSS does not show.
 	_, port, _ := net.SplitHostPort(gatewayAddr)
@@ -133,6 +159,7 @@ func (r *hostileRun) finish(metricsURL, gatewayAddr string) {
 	fmt.Printf("stalled sockets (ss):       %d connections; gateway side Send-Q %d KiB in all (%d KiB max per connection), clients' Recv-Q %d KiB in all\n",
 		gwN, gwQ.sum/1024, gwQ.max/1024, clQ.sum/1024)
 	for i, cmd := range r.children {
+		cpu := float64(cpuTicks(cmd.Process.Pid)) / float64(clockTicks()) // the whole run: they compete with the gateway for the cores
 		_ = cmd.Process.Signal(os.Interrupt)
 		var rep hostileReport
 		if err := json.NewDecoder(r.outputs[i]).Decode(&rep); err != nil {
@@ -140,7 +167,7 @@ func (r *hostileRun) finish(metricsURL, gatewayAddr string) {
 			continue
 		}
 		_ = cmd.Wait()
-		fmt.Printf("hostile %-8s %s\n", r.kinds[i]+":", rep.summary())
+		fmt.Printf("hostile %-8s %s; its CPU %.1f s\n", r.kinds[i]+":", rep.summary(), cpu)
 	}
 	fmt.Printf("gateway counters:           dropped messages %.0f, slow disconnects %.0f, error frames %s, connections at the end %.0f\n",
 		metricSum(metricsURL, "sluice_gateway_dropped_messages_total"), metricSum(metricsURL, "sluice_gateway_slow_disconnects_total"),
@@ -259,7 +286,7 @@ func (r *hostileReport) summary() string {
 		fmt.Fprintf(&b, "; pongs %d", r.Pongs)
 	}
 	if r.Messages > 0 || len(r.GapReasons) > 0 {
-		fmt.Fprintf(&b, "; read at the end: %d messages, gaps %s", r.Messages, countsLine(r.GapReasons))
+		fmt.Fprintf(&b, "; read at the end: %d messages, gaps by reason: %s", r.Messages, countsLine(r.GapReasons))
 	}
 	if r.CloseAfterMaxMs > 0 {
 		fmt.Fprintf(&b, "; closed %.1f-%.1f s after the upgrade", float64(r.CloseAfterMinMs)/1000, float64(r.CloseAfterMaxMs)/1000)
