@@ -48,6 +48,9 @@ func clientMain(args []string) {
 	caFile := fs.String("ca", "", "PEM CA that wss:// URLs are verified with")
 	spread := fs.Bool("spread", false, "each client starts at a random URL of the list and, with -resume, moves through the others in a random order of its own (the SDK's server-list rule)")
 	stall := fs.Duration("stall", 0, "with -resume (fault runs): record a stall when a client gets no message for longer than this, and the time and range of every hole, duplicate and gap (0: off)")
+	churn := fs.Float64("churn", 0, "with -resume: share of the clients whose connection is closed each second of the window (soak.go)")
+	refresh := fs.Duration("refresh", 0, "with -resume: each client refreshes its token this often, with one minted from -key-file (soak.go)")
+	keyFile := fs.String("key-file", "", "PEM EC key refresh tokens are signed with")
 	_ = fs.Parse(args)
 
 	g := &loadGen{
@@ -84,6 +87,12 @@ func clientMain(args []string) {
 		}()
 		time.Sleep(interval)
 	}
+	if *churn > 0 {
+		go g.churnLoop(*churn, rand.New(rand.NewSource(*seed*7919)))
+	}
+	if *refresh > 0 {
+		go g.refreshLoop(*refresh, readSigningKey(*keyFile), *topic)
+	}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -108,6 +117,7 @@ func clientMain(args []string) {
 	r.Received, r.Lost, r.Gaps, r.Errors, r.MaxMicros = g.received.Load(), g.lost.Load(), g.gaps.Load(), g.errs.Load(), g.maxMicros.Load()
 	if g.resume {
 		r.Duplicates, r.DialFailures, r.Closing1012 = g.dups.Load(), g.dialFailures.Load(), g.closing1012.Load()
+		r.Churned, r.RefreshSent, r.Refreshed = g.churned.Load(), g.refreshSent.Load(), g.refreshed.Load()
 		for _, c := range g.conns {
 			c.mu.Lock()
 			r.Conns = append(r.Conns, c.rec)
@@ -137,6 +147,9 @@ type loadGen struct {
 	dups, dialFailures, closing1012 atomic.Int64
 	maxMicros                       atomic.Int64
 	logged                          atomic.Int64
+	// Soak mode (soak.go): connections closed by churnLoop, refreshes sent
+	// and acknowledged.
+	churned, refreshSent, refreshed atomic.Int64
 
 	mu   sync.Mutex // guards rep's histogram, gap reasons and events, and open
 	rep  *clientReport
@@ -162,6 +175,9 @@ type benchConn struct {
 	// lostConn: a connection ended since the last message; the silence
 	// around it is a stall however short.
 	lostConn bool
+	// live is the connection once its subscription is acknowledged, nil
+	// between connections: refreshLoop writes to it (guarded by mu).
+	live *websocket.Conn
 }
 
 // connRecord is what the orchestrator needs of one client: its key and last
@@ -316,6 +332,9 @@ func (g *loadGen) sleepBackoff(c *benchConn, attempt int) {
 func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 	local := map[int]int64{}
 	defer func() {
+		c.mu.Lock()
+		c.live = nil
+		c.mu.Unlock()
 		g.mu.Lock()
 		for b, n := range local {
 			g.rep.Buckets[b] += n
@@ -389,6 +408,7 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 			g.subscribed.Add(1)
 			if g.resume {
 				c.mu.Lock()
+				c.live = ws
 				if c.rec.N == 0 { // nothing received yet: resume from here
 					c.epoch = fieldStr(data, `"epoch":"`)
 					c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
@@ -398,6 +418,8 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 				}
 				c.mu.Unlock()
 			}
+		case bytes.HasPrefix(data, []byte(`{"type":"authenticated","id":`)):
+			g.refreshed.Add(1) // the answer to a refresh (soak.go); the unasked one has no id
 		case bytes.HasPrefix(data, []byte(`{"type":"gap"`)):
 			g.gaps.Add(1)
 			reason := fieldStr(data, `"reason":"`)

@@ -62,6 +62,9 @@ func main() {
 		case "chaos":
 			chaosMain(os.Args[2:])
 			return
+		case "hostile":
+			hostileMain(os.Args[2:])
+			return
 		}
 	}
 	orchestrate()
@@ -115,7 +118,12 @@ func orchestrate() {
 	flag.BoolVar(&s.tls, "tls", false, "gateway mode: the gateway serves TLS itself (a throw-away CA and certificate for 127.0.0.1) and clients connect with wss://")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
 	s.failover.flags()
+	hostile := &hostileSettings{}
+	hostile.flags()
+	soak := &soakSettings{}
+	soak.flags()
 	flag.Parse()
+	soak.parse()
 	if s.failover.enabled() {
 		if s.server != "gateway" || s.gatewayBin == "" {
 			log.Fatal("-failover needs -server gateway and -gateway")
@@ -137,6 +145,18 @@ func orchestrate() {
 	default:
 		log.Fatalf("-server %q: want gateway or floor", s.server)
 	}
+	if (hostile.on || soak.enabled()) && floorMode {
+		log.Fatal("-hostile, -churn and -refresh need -server gateway")
+	}
+	if hostile.on {
+		hostile.check(s)
+	}
+	if soak.enabled() && s.gatewayLogs == "" {
+		dir, err := os.MkdirTemp("", "fanout-soak-")
+		must(err)
+		defer os.RemoveAll(dir)
+		s.gatewayLogs = dir + "/gateway-" // its levels are counted at the end
+	}
 	serverName := map[bool]string{false: "gateway", true: "floor server"}[floorMode]
 
 	ctx := context.Background()
@@ -149,7 +169,8 @@ func orchestrate() {
 	var published func() int64
 	var kc *kgo.Client
 	var enc payloadEncoding
-	token := "floor" // the floor server does not check it
+	var signingKey *ecdsa.PrivateKey // the soak mode's clients mint refresh tokens with it
+	token := "floor"                 // the floor server does not check it
 	scheme := "http"
 	if floorMode {
 		srv = exec.Command(os.Args[0], "floor-server", "-addr", s.gatewayAddr, "-keys", strconv.Itoa(s.keys), "-payload", strconv.Itoa(s.payload))
@@ -178,7 +199,7 @@ func orchestrate() {
 		} else if s.format != "json" {
 			log.Fatalf("-format %q: want json or avro", s.format)
 		}
-		token = catalog(ctx, kc, catalogTopic, topic, enc)
+		signingKey, token = catalogWithKey(ctx, kc, catalogTopic, topic, enc, "subscribe")
 		if s.tls {
 			dir, err := os.MkdirTemp("", "fanout-tls-")
 			must(err)
@@ -200,6 +221,7 @@ func orchestrate() {
 	// the second. The floor server generates the same schedule itself.
 	stopPub := make(chan struct{})
 	pubDone := make(chan struct{})
+	counters := make([]int64, s.keys) // the last "n" published per key
 	if floorMode {
 		close(pubDone)
 	} else {
@@ -207,7 +229,7 @@ func orchestrate() {
 		published = sent.Load
 		go func() {
 			defer close(pubDone)
-			publish(kc, topic, make([]int64, s.keys), s.payload, s.keyPeriod, enc, stopPub, &sent)
+			publish(kc, topic, counters, s.payload, s.keyPeriod, enc, stopPub, &sent)
 		}()
 	}
 
@@ -220,7 +242,21 @@ func orchestrate() {
 		probe = startKafkaProbe(ctx, s.kafka, topic, s.partitions, measureFrom, measureTo, enc, 0)
 	}
 	wsScheme := map[string]string{"http": "ws", "https": "wss"}[scheme]
-	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo)
+	var clientExtra []string
+	var sampler *soakSampler
+	metricsURL := scheme + "://" + s.gatewayAddr + "/metrics"
+	if soak.enabled() {
+		dir, err := os.MkdirTemp("", "fanout-key-")
+		must(err)
+		defer os.RemoveAll(dir)
+		clientExtra = soak.clientFlags(writeSigningKey(dir, signingKey))
+		sampler = startSoakSampler(srv.Process.Pid, metricsURL, measureFrom, soak.every)
+	}
+	children, outputs := startClients(s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", measureFrom, measureTo, clientExtra...)
+	var hostiles *hostileRun
+	if hostile.on {
+		hostiles = startHostile(hostile, s, topic, token, wsScheme+"://"+s.gatewayAddr+"/ws", srv.Process.Pid, measureFrom, measureTo)
+	}
 
 	time.Sleep(time.Until(measureFrom))
 	gwCPU0, selfCPU0 := cpuTicks(srv.Process.Pid), childrenCPU(children)
@@ -240,8 +276,18 @@ func orchestrate() {
 	if probe != nil {
 		probe.finish()
 	}
+	if soak.enabled() {
+		time.Sleep(5 * time.Second) // resuming clients catch up before "missing at the end"
+		sampler.report()
+	}
+	if hostiles != nil {
+		hostiles.finish(metricsURL, s.gatewayAddr)
+	}
 
 	total := collectReports(children, outputs)
+	if soak.enabled() {
+		printSoak(s, soak, &total, counters)
+	}
 
 	secs := s.measure.Seconds()
 	tick := float64(clockTicks())
@@ -551,6 +597,8 @@ type clientReport struct {
 	// Fault runs (-stall) only: holes, duplicates and gaps with their times.
 	Events        []clientEvent `json:",omitempty"`
 	EventsDropped int64         `json:",omitempty"`
+	// Soak mode (soak.go) only.
+	Churned, RefreshSent, Refreshed int64
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -564,6 +612,9 @@ func (r *clientReport) merge(o *clientReport) {
 	r.Duplicates += o.Duplicates
 	r.DialFailures += o.DialFailures
 	r.Closing1012 += o.Closing1012
+	r.Churned += o.Churned
+	r.RefreshSent += o.RefreshSent
+	r.Refreshed += o.Refreshed
 	for k, v := range o.GapReasons {
 		if r.GapReasons == nil {
 			r.GapReasons = map[string]int64{}
