@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"errors"
+	"os"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -123,6 +125,17 @@ func (q *outQueue) push(it item) (r pushResult) {
 			return r
 		}
 		r.dropped = q.dropBacklog()
+		if len(q.items) >= 2*q.capacity {
+			// The notices are kept (the client needs them), so a client of
+			// many endpoints that stopped reading gains a notice per run of
+			// dropped messages at every overflow: the queue would grow with
+			// every message. Twice the bound is where it is closed as a slow
+			// consumer instead, so memory stays bounded under either policy.
+			q.overflowed = true
+			r.slow = true
+			q.mu.Unlock()
+			return r
+		}
 	}
 	q.items = append(q.items, it)
 	if !q.writing {
@@ -246,6 +259,15 @@ func (q *outQueue) close() {
 	q.closed = true
 	q.items = nil
 	q.mu.Unlock()
+}
+
+// countWriteTimeout counts a session ended because its client took nothing
+// for a whole write deadline as a slow consumer: it gets no closing frame (its
+// socket is full), so the metric is what says it happened.
+func (s *Edge) countWriteTimeout(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.opt.Metrics.SlowDisconnects.Inc()
+	}
 }
 
 // countDropped feeds a push's slow-client outcome into the metrics.

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
@@ -65,6 +66,36 @@ func TestDisconnectPolicyReportsSlowOnceAndStopsQueueing(t *testing.T) {
 	}
 	if r := q.push(frame("/a/1", 4)); r.slow || r.wake {
 		t.Fatalf("after overflow pushes are ignored, got %+v", r)
+	}
+}
+
+// A client of many endpoints that stops reading: every overflow turns its
+// queued messages into gap notices, one per endpoint, which stay; so the queue
+// gained a notice per message (issue 18's hostile clients found queues of
+// ~10,000 items against 1,024). At twice the bound the session is ended as a
+// slow consumer instead; a single overflow still gets its notices.
+func TestDropPolicyClosesAClientWhoseQueueFillsWithNotices(t *testing.T) {
+	const capacity = 8
+	q := outQueue{capacity: capacity, policy: PolicyDrop, notice: func(g protocol.Gap) []byte { return protocol.Encode(g) }}
+	for i := range capacity {
+		q.push(frame(fmt.Sprintf("/t/%d", i), 1))
+	}
+	if r := q.push(frame("/t/x", 1)); r.dropped != capacity || r.slow {
+		t.Fatalf("first overflow %+v: want its 8 notices, not a close", r)
+	}
+	var r pushResult
+	n := 0
+	for ; n < 100 && !r.slow; n++ {
+		r = q.push(frame(fmt.Sprintf("/t/%d", 100+n), 1)) // a new endpoint each time
+		if len(q.items) > 2*capacity {
+			t.Fatalf("%d items queued after %d pushes, over twice the bound", len(q.items), n+1)
+		}
+	}
+	if !r.slow {
+		t.Fatalf("the queue never ended the session: %d items (capacity %d)", len(q.items), capacity)
+	}
+	if r := q.push(frame("/t/y", 2)); r.slow || r.wake || len(q.items) > 2*capacity {
+		t.Fatalf("after it, pushes are ignored: %+v, %d items", r, len(q.items))
 	}
 }
 

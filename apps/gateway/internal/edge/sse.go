@@ -111,6 +111,7 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-st.wake:
 			if _, _, err := st.out.drain(st.out.take(), sw, s.opt.Metrics); err != nil {
+				s.countWriteTimeout(err)
 				return
 			}
 		case <-st.reason:

@@ -131,6 +131,7 @@ func (c *wsConn) writeLoop(batch []item, skip int) {
 	w := wsStream{c: c, skip: skip}
 	final, grace, err := c.out.drain(batch, &w, c.srv.opt.Metrics)
 	if err != nil {
+		c.srv.countWriteTimeout(err)
 		c.writeFailed()
 		return
 	}
