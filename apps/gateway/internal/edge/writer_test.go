@@ -2,8 +2,11 @@ package edge
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,5 +142,19 @@ func TestWSStreamSkipsWhatTheInlineWriteWrote(t *testing.T) {
 		if b != nil {
 			t.Fatal("the reused buffers still hold a frame")
 		}
+	}
+}
+
+// A session ended because its client took nothing for a whole write deadline
+// gets no closing frame (its socket is full): the slow-consumer metric is the
+// only trace of it, so it must count there, and other write errors must not.
+func TestAWriteDeadlineCloseCountsAsASlowDisconnect(t *testing.T) {
+	m := metrics.New()
+	s := &Edge{opt: Options{Metrics: m}}
+	s.countWriteTimeout(fmt.Errorf("write tcp 127.0.0.1:8080->127.0.0.1:50000: %w", os.ErrDeadlineExceeded))
+	s.countWriteTimeout(syscall.ECONNRESET)
+	s.countWriteTimeout(net.ErrClosed)
+	if got := counterValue(t, m, "sluice_gateway_slow_disconnects_total"); got != 1 {
+		t.Fatalf("slow disconnects %v, want 1 (the deadline only)", got)
 	}
 }
