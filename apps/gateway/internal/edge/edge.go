@@ -359,8 +359,16 @@ func (s *Edge) Shutdown(ctx context.Context) {
 	// A session with publishes in Kafka's hands is told last: their answers
 	// must reach it first (a closed connection's client cannot know they were
 	// written, and would publish them again elsewhere).
-	waiting := slices.DeleteFunc(slices.Clone(all), func(sess session) bool { return sess.publishesInFlight() == 0 })
-	all = slices.DeleteFunc(all, func(sess session) bool { return sess.publishesInFlight() > 0 })
+	// One look per session: a count read twice could put a session in both
+	// lists or in neither.
+	var waiting []session
+	all = slices.DeleteFunc(all, func(sess session) bool {
+		if sess.publishesInFlight() > 0 {
+			waiting = append(waiting, sess)
+			return true
+		}
+		return false
+	})
 	tell := func(sessions []session) {
 		// One share per core: each notice is a write(2), and on a busy node the
 		// last client of 19,000 would otherwise wait for all the others' writes.
