@@ -95,6 +95,7 @@ func runUntil(t *testing.T, g *loadGen, c *benchConn, wantN int64) {
 		_ = ws.Close()
 	}
 	g.mu.Unlock()
+	g.endStreams()
 	<-done
 }
 

@@ -599,6 +599,9 @@ type clientReport struct {
 	EventsDropped int64         `json:",omitempty"`
 	// Soak mode (soak.go) only.
 	Churned, RefreshSent, Refreshed int64
+	// SSERefused: HTTP error answers to SSE clients' requests, by
+	// "status/code" (sse_client.go).
+	SSERefused map[string]int64 `json:",omitempty"`
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -620,6 +623,12 @@ func (r *clientReport) merge(o *clientReport) {
 			r.GapReasons = map[string]int64{}
 		}
 		r.GapReasons[k] += v
+	}
+	for k, v := range o.SSERefused {
+		if r.SSERefused == nil {
+			r.SSERefused = map[string]int64{}
+		}
+		r.SSERefused[k] += v
 	}
 	r.Conns = append(r.Conns, o.Conns...)
 	r.Events = append(r.Events, o.Events...)
