@@ -146,7 +146,8 @@ func (p *gatewayPublisher) finish() {
 	p.checked = p.verify.finish()
 }
 
-// pubCount is what became of the publishes one transport sent in one window.
+// pubCount is what became of the publishes of one transport whose outcome
+// came in one window.
 type pubCount struct {
 	sent, acked int64
 	// ackedMissing: acknowledged but not in Kafka (must be 0); ackedElsewhere:
@@ -186,15 +187,17 @@ func (c *pubCount) add(o *pubCount) {
 }
 
 // classifyPublishes counts every publish of l, checked by v (after finish),
-// in the window its send time falls in (windows: [from, to) in unix ns; -1:
-// none) and by transport.
+// by transport and in the window (windows: [from, to) in unix ns) in which its
+// outcome came: its acknowledgement, its error answer, or the end of its
+// connection. Not its send time: a publish sent just before a gateway node is
+// killed and left unanswered by the kill is the kill's.
 func classifyPublishes(l *ackLog, v *verifier, transportOf func(proc uint32) string, windows [][2]int64) (per []map[string]*pubCount, total map[string]*pubCount) {
 	per = make([]map[string]*pubCount, len(windows))
 	for i := range per {
 		per[i] = map[string]*pubCount{}
 	}
 	total = map[string]*pubCount{}
-	for id, sent := range l.sent {
+	for id, at := range l.settled {
 		var c pubCount
 		c.sent = 1
 		copies := int64(v.found[id])
@@ -227,7 +230,7 @@ func classifyPublishes(l *ackLog, v *verifier, transportOf func(proc uint32) str
 		}
 		total[tr].add(&c)
 		for i, w := range windows {
-			if sent >= w[0] && sent < w[1] {
+			if at >= w[0] && at < w[1] {
 				if per[i][tr] == nil {
 					per[i][tr] = &pubCount{}
 				}

@@ -11,20 +11,20 @@ import (
 func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	l := newAckLog()
 	ack := func(proc int, conn uint32, n int64, offset int64, sent int64) {
-		l.add(proc, ackEvent{Conn: conn, Partition: 0, N: n, Offset: offset, Hash: valueHash(benchValue(proc, int(conn), n)), Sent: sent})
+		l.add(proc, ackEvent{Conn: conn, Partition: 0, N: n, Offset: offset, Hash: valueHash(benchValue(proc, int(conn), n)), Sent: sent, At: sent})
 	}
 	// Window 0: [0, 100), window 1: [100, 200).
-	ack(0, 0, 1, 10, 5)                                                      // ws, fine
-	ack(0, 0, 2, 11, 6)                                                      // ws, acknowledged but not in Kafka
-	ack(0, 0, 3, 12, 7)                                                      // ws, in Kafka elsewhere
-	ack(0, 0, 3, 12, 7)                                                      // ... and acknowledged twice
-	l.add(0, ackEvent{Conn: 0, Partition: eventUnanswered, N: 4, Sent: 120}) // ws, unanswered, in Kafka
-	l.add(0, ackEvent{Conn: 0, Partition: eventUnanswered, N: 5, Sent: 121}) // ws, unanswered, not in Kafka
-	ack(1, 0, 1, 20, 130)                                                    // http, fine, but in Kafka twice
-	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 2, Offset: 5003, Sent: 140})
-	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 3, Offset: 5003, Sent: 141}) // in Kafka all the same
-	l.add(1, ackEvent{Conn: 0, Partition: eventNotSent, N: 4, Sent: 150})
-	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 5, Offset: 4293, Sent: 500}) // in no window
+	ack(0, 0, 1, 10, 5)                                                               // ws, fine
+	ack(0, 0, 2, 11, 6)                                                               // ws, acknowledged but not in Kafka
+	ack(0, 0, 3, 12, 7)                                                               // ws, in Kafka elsewhere
+	ack(0, 0, 3, 12, 7)                                                               // ... and acknowledged twice
+	l.add(0, ackEvent{Conn: 0, Partition: eventUnanswered, N: 4, Sent: 95, At: 120})  // ws, sent in window 0, unanswered when its connection ended in window 1, in Kafka
+	l.add(0, ackEvent{Conn: 0, Partition: eventUnanswered, N: 5, Sent: 121, At: 121}) // ws, unanswered, not in Kafka
+	ack(1, 0, 1, 20, 130)                                                             // http, fine, but in Kafka twice
+	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 2, Offset: 5003, Sent: 140, At: 140})
+	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 3, Offset: 5003, Sent: 141, At: 141}) // in Kafka all the same
+	l.add(1, ackEvent{Conn: 0, Partition: eventNotSent, N: 4, Sent: 150, At: 150})
+	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 5, Offset: 4293, Sent: 500, At: 500}) // in no window
 
 	p := &gatewayPublisher{acks: l, transportOf: map[uint32]string{0: "ws", 1: "http"}}
 	rec := func(proc, conn int, n int64, offset int64) {
@@ -63,9 +63,9 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 // loadPublishers puts it after the direct producer's keys.
 func TestGatewayPublisherLedgerFollowsTheDirectKeys(t *testing.T) {
 	l := newAckLog()
-	l.add(0, ackEvent{Conn: 1, Partition: 0, N: 1, Sent: 1})
-	l.add(0, ackEvent{Conn: 1, Partition: eventUnanswered, N: 2, Sent: 2})
-	l.add(1, ackEvent{Conn: 0, Partition: 0, N: 3, Sent: 3})
+	l.add(0, ackEvent{Conn: 1, Partition: 0, N: 1, Sent: 1, At: 1})
+	l.add(0, ackEvent{Conn: 1, Partition: eventUnanswered, N: 2, Sent: 2, At: 2})
+	l.add(1, ackEvent{Conn: 0, Partition: 0, N: 3, Sent: 3, At: 3})
 	p := &gatewayPublisher{acks: l, index: map[string]int{"p0c0": 0, "p0c1": 1, "p1c0": 2}, keys: []string{"p0c0", "p0c1", "p1c0"}}
 	p.led = newAckLedger(3)
 	p.fillLedger()

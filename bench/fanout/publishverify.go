@@ -37,21 +37,22 @@ type ackLog struct {
 	// (it also counts those itself: publisherReport.AckedTwice); twice: which.
 	ackedTwice int64
 	twice      map[pubID]int
-	// sent: when each publish was sent (unix ns), whatever its outcome; a
-	// fault run counts the outcomes per fault window (chaos_gatewaypub.go).
-	sent    map[pubID]int64
-	notSent map[pubID]bool // eventNotSent: its request never left
+	// sent: when each publish was sent, settled: when its (first) outcome
+	// came, unix ns; a fault run counts the outcomes per fault window
+	// (chaos_gatewaypub.go).
+	sent, settled map[pubID]int64
+	notSent       map[pubID]bool // eventNotSent: its request never left
 }
 
 func newAckLog() *ackLog {
 	return &ackLog{acked: map[pubID]*ackedAt{}, errored: map[pubID]int64{}, unanswered: map[pubID]bool{},
-		twice: map[pubID]int{}, sent: map[pubID]int64{}, notSent: map[pubID]bool{}}
+		twice: map[pubID]int{}, sent: map[pubID]int64{}, settled: map[pubID]int64{}, notSent: map[pubID]bool{}}
 }
 
 func (l *ackLog) add(proc int, e ackEvent) {
 	id := pubID{uint32(proc), e.Conn, e.N}
 	if _, ok := l.sent[id]; !ok {
-		l.sent[id] = e.Sent
+		l.sent[id], l.settled[id] = e.Sent, e.At
 	}
 	switch {
 	case e.Partition >= 0:
