@@ -43,9 +43,12 @@ type gatewayPublisher struct {
 
 	acks    *ackLog
 	reports map[string]*publisherReport // per transport
-	led     *ackLedger
-	verify  *verifier
-	checked verifyResult
+	// inKafkaUnacked: the first few publishes answered with an error, or not
+	// at all, that the topic holds all the same (the evidence for the report).
+	inKafkaUnacked []string
+	led            *ackLedger
+	verify         *verifier
+	checked        verifyResult
 }
 
 // newGatewayPublisher prepares one load per transport (ws, http) of conns
@@ -133,9 +136,23 @@ func (p *gatewayPublisher) checkRecord(r *kgo.Record) {
 	if p.verify == nil {
 		p.verify = newVerifier(p.acks)
 	}
-	if bytes.HasPrefix(r.Value, []byte(`{"p":`)) {
-		p.verify.record(r.Key, r.Value, r.Partition, r.Offset)
+	if !bytes.HasPrefix(r.Value, []byte(`{"p":`)) {
+		return
 	}
+	p.verify.record(r.Key, r.Value, r.Partition, r.Offset)
+	id := pubID{uint32(fieldInt(r.Value, `{"p":`)), uint32(fieldInt(r.Value, `"c":`)), fieldInt(r.Value, `"n":`)}
+	if _, acked := p.acks.acked[id]; acked || len(p.inKafkaUnacked) >= 10 {
+		return
+	}
+	what := "unanswered"
+	if code, ok := p.acks.errored[id]; ok {
+		what = "answered " + strconv.FormatInt(code, 10)
+	} else if !p.acks.unanswered[id] {
+		what = "without an outcome"
+	}
+	sent, at := p.acks.sent[id], p.acks.settled[id]
+	p.inKafkaUnacked = append(p.inKafkaUnacked, fmt.Sprintf("%s n=%d (%s) sent %s, outcome %+.1f s later, appended by Kafka %+.1f s after the send at partition %d offset %d",
+		r.Key, id.n, what, time.Unix(0, sent).UTC().Format("15:04:05.000"), float64(at-sent)/1e9, float64(r.Timestamp.UnixNano()-sent)/1e9, r.Partition, r.Offset))
 }
 
 // finish ends the check once the read-back is over.
@@ -164,7 +181,15 @@ type pubCount struct {
 	// of them Kafka holds.
 	unanswered, unansweredInKafka int64
 	notSent, notSentInKafka       int64 // HTTP: the connection could not be made
+	// slowAnswers: acknowledgements and error answers that came more than
+	// answerBound after the send; slowest: the longest wait for one (ns).
+	slowAnswers, slowest int64
 }
+
+// answerBound is the gateway's publish timeout (its -publish-timeout
+// default, 10 s) plus a second: an answer later than this is one the gateway
+// did not bound as it means to.
+const answerBound = 11 * time.Second
 
 func (c *pubCount) add(o *pubCount) {
 	c.sent += o.sent
@@ -184,6 +209,8 @@ func (c *pubCount) add(o *pubCount) {
 	c.unansweredInKafka += o.unansweredInKafka
 	c.notSent += o.notSent
 	c.notSentInKafka += o.notSentInKafka
+	c.slowAnswers += o.slowAnswers
+	c.slowest = max(c.slowest, o.slowest)
 }
 
 // classifyPublishes counts every publish of l, checked by v (after finish),
@@ -224,6 +251,13 @@ func classifyPublishes(l *ackLog, v *verifier, transportOf func(proc uint32) str
 			c.notSent = 1
 			c.notSentInKafka = min(copies, 1)
 		}
+		if c.acked+int64(len(c.errors)) > 0 {
+			wait := at - l.sent[id]
+			c.slowest = wait
+			if wait > int64(answerBound) {
+				c.slowAnswers = 1
+			}
+		}
 		tr := transportOf(id.proc)
 		if total[tr] == nil {
 			total[tr] = &pubCount{}
@@ -256,8 +290,9 @@ func printPubCounts(indent string, counts map[string]*pubCount) {
 	}
 	for _, tr := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[tr]
-		fmt.Printf("%sgateway publishes %-4s sent %d, acknowledged %d: not in Kafka %d, elsewhere or altered %d, acknowledged twice %d, in Kafka twice %d; error answers %s (%d in Kafka); unanswered %d (%d in Kafka); not sent %d (%d in Kafka)\n",
-			indent, tr, c.sent, c.acked, c.ackedMissing, c.ackedElsewhere, c.ackedTwice, c.inKafkaTwice, codesLine(c.errors), c.errorsInKafka, c.unanswered, c.unansweredInKafka, c.notSent, c.notSentInKafka)
+		fmt.Printf("%sgateway publishes %-4s %d settled: acknowledged %d: not in Kafka %d, elsewhere or altered %d, acknowledged twice %d, in Kafka twice %d; error answers %s (%d in Kafka); unanswered %d (%d in Kafka); not sent %d (%d in Kafka); answered after more than %s %d (slowest %.1f s)\n",
+			indent, tr, c.sent, c.acked, c.ackedMissing, c.ackedElsewhere, c.ackedTwice, c.inKafkaTwice, codesLine(c.errors), c.errorsInKafka, c.unanswered, c.unansweredInKafka, c.notSent, c.notSentInKafka,
+			answerBound, c.slowAnswers, float64(c.slowest)/1e9)
 	}
 }
 
@@ -287,6 +322,9 @@ func (p *gatewayPublisher) printSummary(total map[string]*pubCount) {
 		}
 	}
 	fmt.Printf("  verification: %s\n", p.checked)
+	for _, e := range p.inKafkaUnacked {
+		fmt.Printf("  in Kafka without an acknowledgement: %s\n", e)
+	}
 	printPubCounts("  ", total)
 	var missing, elsewhere, twice int64
 	for _, c := range total {

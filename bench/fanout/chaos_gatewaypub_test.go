@@ -1,7 +1,9 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -25,6 +27,8 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 3, Offset: 5003, Sent: 141, At: 141}) // in Kafka all the same
 	l.add(1, ackEvent{Conn: 0, Partition: eventNotSent, N: 4, Sent: 150, At: 150})
 	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 5, Offset: 4293, Sent: 500, At: 500}) // in no window
+	ack(0, 1, 1, 30, 300)                                                                      // ws, in no window, not in Kafka...
+	l.settled[pubID{0, 1, 1}] = 300 + int64(12*time.Second)                                    // ... and acknowledged 12 s after its send
 
 	p := &gatewayPublisher{acks: l, transportOf: map[uint32]string{0: "ws", 1: "http"}}
 	rec := func(proc, conn int, n int64, offset int64) {
@@ -51,11 +55,15 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	if w1http.sent != 4 || w1http.acked != 1 || w1http.inKafkaTwice != 1 || w1http.errors[5003] != 2 || w1http.errorsInKafka != 1 || w1http.notSent != 1 || w1http.ackedMissing != 0 {
 		t.Fatalf("window 1 http: %+v", w1http)
 	}
-	if total["http"].sent != 5 || total["http"].errors[4293] != 1 || total["ws"].sent != 5 {
+	if total["http"].sent != 5 || total["http"].errors[4293] != 1 || total["ws"].sent != 6 || total["ws"].ackedMissing != 2 ||
+		total["ws"].slowAnswers != 1 || total["ws"].slowest != int64(12*time.Second) || total["http"].slowAnswers != 0 {
 		t.Fatalf("totals ws %+v http %+v", total["ws"], total["http"])
 	}
-	if p.checked.Missing != 1 || p.checked.Misplaced != 1 || p.checked.WrittenTwice != 1 || p.checked.NeverAckedUnanswered != 1 || p.checked.NeverAckedAfterError != 1 || p.checked.Foreign != 0 {
+	if p.checked.Missing != 2 || p.checked.Misplaced != 1 || p.checked.WrittenTwice != 1 || p.checked.NeverAckedUnanswered != 1 || p.checked.NeverAckedAfterError != 1 || p.checked.Foreign != 0 {
 		t.Fatalf("verification %+v", p.checked)
+	}
+	if len(p.inKafkaUnacked) != 2 || !strings.Contains(p.inKafkaUnacked[0], "p0c0 n=4 (unanswered)") || !strings.Contains(p.inKafkaUnacked[1], "p1c0 n=3 (answered 5003)") {
+		t.Fatalf("examples %q", p.inKafkaUnacked)
 	}
 }
 
