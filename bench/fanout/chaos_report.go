@@ -18,10 +18,14 @@ type scenarioCount struct {
 	// not in Kafka), unacked (never acknowledged: the publisher's failure, not a loss).
 	lost, reported, kafkaLost, unacked int64
 	dups                               int64
-	gaps                               map[string]int64
-	falseGaps                          []string // gaps whose reason is not true
-	affected, unrecovered              int
-	fromEnd, fromStart                 []int64 // ns, per affected client
+	// late: an n of an earlier hole arriving after later ones (out of order,
+	// not a duplicate; its hole is counted above too); lateAcked: of them,
+	// acknowledged ones (out of order although acknowledged in order).
+	late, lateAcked       int64
+	gaps                  map[string]int64
+	falseGaps             []string // gaps whose reason is not true
+	affected, unrecovered int
+	fromEnd, fromStart    []int64 // ns, per affected client
 	// The same by the transport of the client that saw it (chaos_transports.go).
 	byTransport [2]transportCount
 }
@@ -81,6 +85,12 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		case "dup":
 			cnt.dups++
 			tc.dups++
+		case "late":
+			cnt.late++
+			tc.late++
+			if led.isAcked(e.K, e.From) {
+				cnt.lateAcked++
+			}
 		case "hole":
 			for n := e.From; n <= e.To; n++ {
 				switch {
@@ -174,7 +184,8 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		}
 		fmt.Printf("  lost (acknowledged, in Kafka, never delivered, no gap): %d   after a gap frame: %d   acknowledged but not in Kafka: %d   never acknowledged (publisher's failures): %d\n",
 			cnt.lost, cnt.reported, cnt.kafkaLost, cnt.unacked)
-		fmt.Printf("  duplicates delivered: %d   produce errors: %d   gaps: %s\n", cnt.dups, cnt.produceErrors, fmtReasons(cnt.gaps))
+		fmt.Printf("  duplicates delivered: %d   produce errors: %d   gaps: %s   late (a hole's n after later ones, out of order in Kafka): %d (%d acknowledged)\n",
+			cnt.dups, cnt.produceErrors, fmtReasons(cnt.gaps), cnt.late, cnt.lateAcked)
 		if mx, mean, n := holds.appendDelay(w.from, w.to); n > 0 {
 			fmt.Printf("  records sent in the window: %d; send -> Kafka's append: max %.1f s, mean %.2f s (publisher retries and leaderless partitions)\n", n, mx, mean)
 		}
@@ -227,7 +238,7 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 	fmt.Printf("\n-- end of run (publisher stopped, then %s) --\n", r.c.settle)
 	fmt.Printf("  acknowledged but never delivered at the end: %d messages in %d clients (%d of them not in Kafka)\n", missing, missingClients, missingKafka)
 	fmt.Printf("  acknowledged by Kafka but not in the topic: %d (must be 0)\n", ackedNotHeld)
-	fmt.Printf("  whole run: %d holes, %d duplicates, %d gaps %s, %d errors (error or unexpected closing frames)\n", total.Lost, total.Duplicates, total.Gaps, fmtReasons(total.GapReasons), total.Errors)
+	fmt.Printf("  whole run: %d holes, %d duplicates, %d late, %d gaps %s, %d errors (error or unexpected closing frames)\n", total.Lost, total.Duplicates, total.Late, total.Gaps, fmtReasons(total.GapReasons), total.Errors)
 	printRunByTransport("  ", total, led)
 	for _, n := range r.nodes {
 		m := "http://" + n.addr + "/metrics"

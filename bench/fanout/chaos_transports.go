@@ -23,7 +23,7 @@ func transportIndex(sse bool) int {
 // transportCount is scenarioCount's subscriber figures for one transport.
 type transportCount struct {
 	lost, reported, kafkaLost, unacked int64
-	dups, gaps                         int64
+	dups, late, gaps                   int64
 	affected, unrecovered              int
 	fromEnd                            []int64 // ns, per recovered client
 }
@@ -41,8 +41,8 @@ func transportMix(total clientReport) string {
 // (recovery too when the window is a fault's).
 func printTransportCounts(indent string, by [2]transportCount, fault bool) {
 	for i, t := range by {
-		line := fmt.Sprintf("%s%-3s lost %d, after a gap frame %d, not in Kafka %d, never acknowledged %d; duplicates %d; gaps %d",
-			indent, transportNames[i], t.lost, t.reported, t.kafkaLost, t.unacked, t.dups, t.gaps)
+		line := fmt.Sprintf("%s%-3s lost %d, after a gap frame %d, not in Kafka %d, never acknowledged %d; duplicates %d; late %d; gaps %d",
+			indent, transportNames[i], t.lost, t.reported, t.kafkaLost, t.unacked, t.dups, t.late, t.gaps)
 		if fault {
 			line += fmt.Sprintf("; affected %d, never recovered %d; fault's end -> first message again ms %s", t.affected, t.unrecovered, pctLine(t.fromEnd))
 		}
@@ -57,7 +57,8 @@ func printTransportCounts(indent string, by [2]transportCount, fault bool) {
 func printRunByTransport(indent string, total clientReport, led *ackLedger) {
 	type sum struct {
 		clients                                     int
-		conns, dialFails, holes, dups, gaps, errs   int64
+		conns, dialFails, holes, dups, late, gaps   int64
+		errs                                        int64
 		missing, missingClients, outages, noMessage int64
 	}
 	var by [2]sum
@@ -68,6 +69,7 @@ func printRunByTransport(indent string, total clientReport, led *ackLedger) {
 		s.dialFails += c.DialFails
 		s.holes += c.Holes
 		s.dups += c.Dups
+		s.late += c.Late
 		s.gaps += c.Gaps
 		s.errs += c.Errs
 		s.outages += int64(c.Outages)
@@ -87,8 +89,8 @@ func printRunByTransport(indent string, total clientReport, led *ackLedger) {
 	}
 	var lines []string
 	for i, s := range by {
-		lines = append(lines, fmt.Sprintf("%s%-3s %d clients: %d connections made (%d lost), %d failed connects; holes %d, duplicates %d, gaps %d, errors %d; acknowledged but never delivered at the end %d in %d clients; %d clients never got a message",
-			indent, transportNames[i], s.clients, s.conns, s.outages, s.dialFails, s.holes, s.dups, s.gaps, s.errs, s.missing, s.missingClients, s.noMessage))
+		lines = append(lines, fmt.Sprintf("%s%-3s %d clients: %d connections made (%d lost), %d failed connects; holes %d, duplicates %d, late %d, gaps %d, errors %d; acknowledged but never delivered at the end %d in %d clients; %d clients never got a message",
+			indent, transportNames[i], s.clients, s.conns, s.outages, s.dialFails, s.holes, s.dups, s.late, s.gaps, s.errs, s.missing, s.missingClients, s.noMessage))
 	}
 	fmt.Println(strings.Join(lines, "\n"))
 }

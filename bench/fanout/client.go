@@ -131,6 +131,7 @@ func clientMain(args []string) {
 	r.Received, r.Lost, r.Gaps, r.Errors, r.MaxMicros = g.received.Load(), g.lost.Load(), g.gaps.Load(), g.errs.Load(), g.maxMicros.Load()
 	if g.resume {
 		r.Duplicates, r.DialFailures, r.Closing1012 = g.dups.Load(), g.dialFailures.Load(), g.closing1012.Load()
+		r.Late = g.late.Load()
 		r.Churned, r.RefreshSent, r.Refreshed = g.churned.Load(), g.refreshSent.Load(), g.refreshed.Load()
 		for _, c := range g.conns {
 			c.mu.Lock()
@@ -159,6 +160,7 @@ type loadGen struct {
 	connected, subscribed           atomic.Int64
 	received, lost, gaps, errs      atomic.Int64
 	dups, dialFailures, closing1012 atomic.Int64
+	late                            atomic.Int64
 	maxMicros                       atomic.Int64
 	logged                          atomic.Int64
 	// Soak mode (soak.go): connections closed by churnLoop, refreshes sent
@@ -196,6 +198,9 @@ type benchConn struct {
 	// lostConn: a connection ended since the last message; the silence
 	// around it is a stall however short.
 	lostConn bool
+	// missing: the n of its holes (up to maxMissing), so that one arriving
+	// later counts as late, not as a duplicate.
+	missing map[int64]struct{}
 	// live is the connection once its subscription is acknowledged, nil
 	// between connections: refreshLoop writes to it (guarded by mu).
 	live *websocket.Conn
@@ -229,6 +234,7 @@ type connRecord struct {
 	SSE       bool  `json:"sse,omitempty"`
 	Holes     int64 `json:"holes,omitempty"`
 	Dups      int64 `json:"dups,omitempty"`
+	Late      int64 `json:"late,omitempty"`
 	Gaps      int64 `json:"gaps,omitempty"`
 	Errs      int64 `json:"errs,omitempty"`
 	Connects  int64 `json:"conns,omitempty"`
@@ -260,6 +266,9 @@ type clientEvent struct {
 
 // maxEvents bounds the events one process keeps; more are only counted.
 const maxEvents = 200_000
+
+// maxMissing bounds the hole numbers a client remembers.
+const maxMissing = 10_000
 
 // event records e (with -stall); called without c.mu or g.mu held.
 func (g *loadGen) event(e clientEvent) {
@@ -464,6 +473,16 @@ func (g *loadGen) onMessage(c *benchConn, data []byte, now int64, local map[int]
 			g.lost.Add(seq - lastN - 1)
 		}
 	case lastN > 0 && seq <= lastN:
+		if _, filled := c.missing[seq]; filled {
+			// Not a repeat: an n of an earlier hole, after later ones (out of
+			// order in Kafka; e.g. a publish a node still held after its
+			// client had moved on to the other node).
+			delete(c.missing, seq)
+			g.late.Add(1)
+			c.rec.Late++
+			ev = &clientEvent{At: now, Kind: "late", K: c.key, From: seq, To: seq, SSE: c.sse}
+			break
+		}
 		g.dups.Add(1)
 		c.rec.Dups++
 		ev = &clientEvent{At: now, Kind: "dup", K: c.key, From: seq, To: seq, SSE: c.sse}
@@ -471,6 +490,12 @@ func (g *loadGen) onMessage(c *benchConn, data []byte, now int64, local map[int]
 		g.lost.Add(seq - lastN - 1)
 		c.rec.Holes += seq - lastN - 1
 		ev = &clientEvent{At: now, Kind: "hole", K: c.key, From: lastN + 1, To: seq - 1, Reported: c.gapSince, SSE: c.sse}
+		if c.missing == nil {
+			c.missing = map[int64]struct{}{}
+		}
+		for n := lastN + 1; n < seq && len(c.missing) < maxMissing; n++ {
+			c.missing[n] = struct{}{}
+		}
 	}
 	c.gapSince = false
 	if g.stall > 0 {
