@@ -35,7 +35,7 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 	led := pub.ledger()
 	fmt.Printf("\n== chaos: %d clients on 2 gateway nodes (spread, resuming like the SDK; %s), %d keys once per %s, %d partitions (RF 3, min ISR 2), %d-byte payload ==\n",
 		r.s.clients, transportMix(total), r.s.keys, r.s.keyPeriod, r.s.partitions, r.s.payload)
-	fmt.Printf("publisher: %d sent, %d acknowledged, %d failed; clients: %d connections made, %d subscribed, %d failed dials; %d events dropped (over the bound)\n",
+	fmt.Printf("load: %d sent, %d acknowledged (direct producer and any gateway publishers), %d produce errors (direct producer); clients: %d connections made, %d subscribed, %d failed dials; %d events dropped (over the bound)\n",
 		led.sent.Load(), led.nAcked, len(led.failTimes), total.Connected, total.Subscribed, total.DialFailures, total.EventsDropped)
 	if len(total.SSERefused) > 0 {
 		fmt.Printf("SSE requests answered with an HTTP error (status/code): %s\n", fmtReasons(total.SSERefused))
