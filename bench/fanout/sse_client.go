@@ -98,7 +98,8 @@ func (g *loadGen) sseSession(c *benchConn, wsURL string) (made, subscribed bool)
 		g.countErr(c)
 		return false, false
 	}
-	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Accept", "text/event-stream") // what EventSource sends
+	req.Header.Set("Cache-Control", "no-cache")
 	c.mu.Lock()
 	if c.havePos {
 		req.Header.Set("Last-Event-ID", fmt.Sprintf("%s:%d:%d", c.epoch, c.partition, c.seq))
