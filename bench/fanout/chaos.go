@@ -29,6 +29,7 @@ type chaosSettings struct {
 	kafkaPort                  int
 	kafkaHeap, kafkaDir        string
 	backoffInitial, backoffMax time.Duration
+	load                       chaosLoadSettings // SSE clients, publishers through the gateway (chaos_load.go)
 }
 
 // chaosScenarios are the faults a run can inject, in the default order.
@@ -70,7 +71,9 @@ func chaosMain(args []string) {
 	fs.StringVar(&c.kafkaDir, "kafka-dir", "", "the cluster's directory (properties, data, node-<id>.log), kept after the run (default: a temporary one, removed)")
 	fs.DurationVar(&c.backoffInitial, "backoff-initial", 500*time.Millisecond, "clients' first reconnect delay bound (full jitter, doubling; the SDK's default)")
 	fs.DurationVar(&c.backoffMax, "backoff-max", 30*time.Second, "clients' reconnect delay cap (the SDK's default)")
+	c.load.register(fs)
 	_ = fs.Parse(args)
+	c.load.check()
 	if s.gatewayBin == "" {
 		log.Fatal("-gateway is required (cd apps/gateway && go build -o /tmp/sluice-gateway ./cmd/gateway)")
 	}
@@ -111,6 +114,7 @@ type chaosRun struct {
 	catalogTopic string
 	topics       []string // every topic of the run, checked for health
 	nodes        []*chaosNode
+	gwPub        *gatewayPublisher // nil: no publishers through the gateway
 }
 
 // chaosNode is a gateway process that a scenario may kill and restart.
@@ -166,7 +170,7 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	must(err)
 	defer r.kc.Close()
 	var token string
-	r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, "subscribe")
+	r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, c.load.operations()...)
 
 	var urls []string
 	for _, n := range failoverNodes(s) {
@@ -177,18 +181,19 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	}
 	defer r.stopNodes()
 
-	var pub loadPublisher = newKafkaPublisher(s.kafka, r.topic, s.keys, s.payload, s.keyPeriod)
+	start := time.Now()
+	firstFault := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
+	pub := r.loadPublisher(token, firstFault)
 	stopPub, pubDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(pubDone); pub.run(stopPub) }()
 	fmt.Printf("publisher: %s, %d keys once per %s\n", pub.describe(), s.keys, s.keyPeriod)
 
-	start := time.Now()
-	firstFault := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
 	// A plain consumer of the data topic beside the gateways: its silences
 	// tell a stall of Kafka (or of the publisher) from one of the gateway.
 	probe := startKafkaProbe(ctx, s.kafka, r.topic, s.partitions, firstFault, firstFault.Add(24*time.Hour), jsonEncoding, c.stallBound)
 	clientFlags := []string{"-resume", "-spread", "-stall", c.stallBound.String(),
 		"-backoff-initial", c.backoffInitial.String(), "-backoff-max", c.backoffMax.String()}
+	clientFlags = append(clientFlags, r.clientLoadFlags()...)
 	// The latency window: from the first fault to far after the run.
 	children, outputs := startClients(s, r.topic, token, strings.Join(urls, ","), firstFault, firstFault.Add(24*time.Hour), clientFlags...)
 	time.Sleep(time.Until(firstFault))
@@ -210,7 +215,7 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	time.Sleep(c.settle)
 	probe.finish()
 	total := collectReports(children, outputs)
-	holds := readBack(ctx, s.kafka, r.topic, s.keys)
+	holds := r.readBack(ctx)
 	loadAfter := loadAvg()
 	r.report(results, total, pub, holds, probe, start, pubStopped)
 	fmt.Printf("load average before: %s; after: %s\n", loadBefore, loadAfter)

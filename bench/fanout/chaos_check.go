@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -129,6 +130,21 @@ func (h *kafkaHolds) has(k int, n int64) bool {
 
 // readBack reads every partition of topic from its log start to its end.
 func readBack(ctx context.Context, brokers, topic string, keys int) *kafkaHolds {
+	index := make(map[string]int, keys)
+	for k := range keys {
+		index["k"+strconv.Itoa(k)] = k
+	}
+	return readBackKeys(ctx, brokers, topic, index, nil)
+}
+
+// readBackKeys is readBack for records of any keys: index gives each record
+// key's key index (records of other keys are skipped), and each, if not nil,
+// sees every record (the gateway publishers' verifier).
+func readBackKeys(ctx context.Context, brokers, topic string, index map[string]int, each func(*kgo.Record)) *kafkaHolds {
+	keys := 0
+	for _, k := range index {
+		keys = max(keys, k+1)
+	}
 	h := &kafkaHolds{present: make([][]uint64, keys), logStart: map[int32]int64{}}
 	cl, err := newKafkaClient(brokers)
 	must(err)
@@ -166,8 +182,12 @@ func readBack(ctx context.Context, brokers, topic string, keys int) *kafkaHolds 
 			if end, ok := left[r.Partition]; ok && r.Offset >= end-1 {
 				delete(left, r.Partition)
 			}
-			k, n := int(fieldInt(r.Value, `"k":`)), fieldInt(r.Value, `"n":`)
-			if k < 0 || k >= keys || n < 0 {
+			if each != nil {
+				each(r)
+			}
+			k, ok := index[string(r.Key)]
+			n := fieldInt(r.Value, `"n":`)
+			if !ok || n < 0 {
 				return
 			}
 			h.records++

@@ -128,3 +128,55 @@ func (p *kafkaPublisher) run(stop <-chan struct{}) {
 	}
 	p.kc.Close()
 }
+
+// absorb adds o's record of keys 0..len(o.lastSent)-1 as keys offset.. of l:
+// several publishers share one key space (loadPublishers).
+func (l *ackLedger) absorb(o *ackLedger, offset int) {
+	copy(l.lastSent[offset:], o.lastSent)
+	l.sent.Add(o.sent.Load())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, bits := range o.acked {
+		l.acked[offset+k] = append([]uint64(nil), bits...)
+	}
+	l.nAcked += o.nAcked
+	l.failTimes = append(l.failTimes, o.failTimes...)
+	l.failShown = append(l.failShown, o.failShown...)
+}
+
+// loadPublishers runs several load publishers side by side as one: each has
+// keys of its own, which follow one another in the order given (the first's
+// keys 0..n-1, the next's after them), and the clients subscribe across all.
+type loadPublishers struct {
+	parts []loadPublisher
+	led   *ackLedger // merged after run
+}
+
+func (m *loadPublishers) run(stop <-chan struct{}) {
+	var wg sync.WaitGroup
+	for _, p := range m.parts {
+		wg.Go(func() { p.run(stop) })
+	}
+	wg.Wait()
+	keys := 0
+	for _, p := range m.parts {
+		keys += len(p.ledger().lastSent)
+	}
+	m.led = newAckLedger(keys)
+	off := 0
+	for _, p := range m.parts {
+		m.led.absorb(p.ledger(), off)
+		off += len(p.ledger().lastSent)
+	}
+}
+
+// ledger is the merged ledger, once run has returned.
+func (m *loadPublishers) ledger() *ackLedger { return m.led }
+
+func (m *loadPublishers) describe() string {
+	var parts []string
+	for _, p := range m.parts {
+		parts = append(parts, p.describe())
+	}
+	return strings.Join(parts, "; ")
+}

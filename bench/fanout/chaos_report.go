@@ -18,19 +18,28 @@ type scenarioCount struct {
 	// not in Kafka), unacked (never acknowledged: the publisher's failure, not a loss).
 	lost, reported, kafkaLost, unacked int64
 	dups                               int64
-	gaps                               map[string]int64
-	falseGaps                          []string // gaps whose reason is not true
-	affected, unrecovered              int
-	fromEnd, fromStart                 []int64 // ns, per affected client
+	// late: an n of an earlier hole arriving after later ones (out of order,
+	// not a duplicate; its hole is counted above too); lateAcked: of them,
+	// acknowledged ones (out of order although acknowledged in order).
+	late, lateAcked       int64
+	gaps                  map[string]int64
+	falseGaps             []string // gaps whose reason is not true
+	affected, unrecovered int
+	fromEnd, fromStart    []int64 // ns, per affected client
+	// The same by the transport of the client that saw it (chaos_transports.go).
+	byTransport [2]transportCount
 }
 
 // report prints one block per scenario, then the end-of-run counts.
 func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loadPublisher, holds *kafkaHolds, probe *kafkaProbe, start, pubStopped time.Time) {
 	led := pub.ledger()
-	fmt.Printf("\n== chaos: %d clients on 2 gateway nodes (spread, resuming like the SDK), %d keys once per %s, %d partitions (RF 3, min ISR 2), %d-byte payload ==\n",
-		r.s.clients, r.s.keys, r.s.keyPeriod, r.s.partitions, r.s.payload)
-	fmt.Printf("publisher: %d sent, %d acknowledged by Kafka, %d failed; clients: %d connections made, %d subscribed frames, %d failed dials; %d events dropped (over the bound)\n",
+	fmt.Printf("\n== chaos: %d clients on 2 gateway nodes (spread, resuming like the SDK; %s), %d keys once per %s, %d partitions (RF 3, min ISR 2), %d-byte payload ==\n",
+		r.s.clients, transportMix(total), r.s.keys, r.s.keyPeriod, r.s.partitions, r.s.payload)
+	fmt.Printf("load: %d sent, %d acknowledged (direct producer and any gateway publishers), %d produce errors (direct producer); clients: %d connections made, %d subscribed, %d failed dials; %d events dropped (over the bound)\n",
 		led.sent.Load(), led.nAcked, len(led.failTimes), total.Connected, total.Subscribed, total.DialFailures, total.EventsDropped)
+	if len(total.SSERefused) > 0 {
+		fmt.Printf("SSE requests answered with an HTTP error (status/code): %s\n", fmtReasons(total.SSERefused))
+	}
 	if len(led.failShown) > 0 {
 		fmt.Printf("first produce errors: %s\n", strings.Join(led.failShown, " | "))
 	}
@@ -71,24 +80,37 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 			continue
 		}
 		cnt := &counts[i]
+		tc := &cnt.byTransport[transportIndex(e.SSE)]
 		switch e.Kind {
 		case "dup":
 			cnt.dups++
+			tc.dups++
+		case "late":
+			cnt.late++
+			tc.late++
+			if led.isAcked(e.K, e.From) {
+				cnt.lateAcked++
+			}
 		case "hole":
 			for n := e.From; n <= e.To; n++ {
 				switch {
 				case !led.isAcked(e.K, n):
 					cnt.unacked++
+					tc.unacked++
 				case !holds.has(e.K, n):
 					cnt.kafkaLost++
+					tc.kafkaLost++
 				case e.Reported:
 					cnt.reported++
+					tc.reported++
 				default:
 					cnt.lost++
+					tc.lost++
 				}
 			}
 		case "gap":
 			cnt.gaps[e.Reason]++
+			tc.gaps++
 			// Only retention may drop what is in the log: the topic keeps an
 			// hour and is never recreated or repartitioned during the run, so
 			// a retention gap over offsets Kafka still holds, or an epoch or
@@ -129,15 +151,28 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 				continue
 			}
 			counts[i].affected++
+			tc := &counts[i].byTransport[transportIndex(c.SSE)]
+			tc.affected++
 			if silentAtEnd {
 				counts[i].unrecovered++
+				tc.unrecovered++
 				continue
 			}
 			counts[i].fromEnd = append(counts[i].fromEnd, max(back-end, 0))
 			counts[i].fromStart = append(counts[i].fromStart, back-st)
+			tc.fromEnd = append(tc.fromEnd, max(back-end, 0))
 		}
 	}
 
+	var gwCounts []map[string]*pubCount
+	var gwTotal map[string]*pubCount
+	if r.gwPub != nil {
+		bounds := make([][2]int64, len(windows))
+		for i, w := range windows {
+			bounds[i] = [2]int64{w.from, w.to}
+		}
+		gwCounts, gwTotal = r.gwPub.counts(bounds)
+	}
 	for i, w := range windows {
 		cnt := counts[i]
 		fmt.Printf("\n-- %s --\n", w.name)
@@ -149,7 +184,8 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		}
 		fmt.Printf("  lost (acknowledged, in Kafka, never delivered, no gap): %d   after a gap frame: %d   acknowledged but not in Kafka: %d   never acknowledged (publisher's failures): %d\n",
 			cnt.lost, cnt.reported, cnt.kafkaLost, cnt.unacked)
-		fmt.Printf("  duplicates delivered: %d   produce errors: %d   gaps: %s\n", cnt.dups, cnt.produceErrors, fmtReasons(cnt.gaps))
+		fmt.Printf("  duplicates delivered: %d   produce errors: %d   gaps: %s   late (a hole's n after later ones, out of order in Kafka): %d (%d acknowledged)\n",
+			cnt.dups, cnt.produceErrors, fmtReasons(cnt.gaps), cnt.late, cnt.lateAcked)
 		if mx, mean, n := holds.appendDelay(w.from, w.to); n > 0 {
 			fmt.Printf("  records sent in the window: %d; send -> Kafka's append: max %.1f s, mean %.2f s (publisher retries and leaderless partitions)\n", n, mx, mean)
 		}
@@ -165,6 +201,10 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 			fmt.Printf("  fault's end -> client's first message again  ms %s\n", pctLine(cnt.fromEnd))
 			fmt.Printf("  fault's start -> client's first message again ms %s\n", pctLine(cnt.fromStart))
 			fmt.Printf("  Kafka-only consumer (publisher -> Kafka -> plain consumer): %s\n", probeSilences(probe, w.from, w.to, w.sc))
+		}
+		printTransportCounts("  ", cnt.byTransport, w.sc != nil)
+		if gwCounts != nil {
+			printPubCounts("  ", gwCounts[i])
 		}
 	}
 
@@ -198,13 +238,17 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 	fmt.Printf("\n-- end of run (publisher stopped, then %s) --\n", r.c.settle)
 	fmt.Printf("  acknowledged but never delivered at the end: %d messages in %d clients (%d of them not in Kafka)\n", missing, missingClients, missingKafka)
 	fmt.Printf("  acknowledged by Kafka but not in the topic: %d (must be 0)\n", ackedNotHeld)
-	fmt.Printf("  whole run: %d holes, %d duplicates, %d gaps %s, %d errors (error or unexpected closing frames)\n", total.Lost, total.Duplicates, total.Gaps, fmtReasons(total.GapReasons), total.Errors)
+	fmt.Printf("  whole run: %d holes, %d duplicates, %d late, %d gaps %s, %d errors (error or unexpected closing frames)\n", total.Lost, total.Duplicates, total.Late, total.Gaps, fmtReasons(total.GapReasons), total.Errors)
+	printRunByTransport("  ", total, led)
 	for _, n := range r.nodes {
 		m := "http://" + n.addr + "/metrics"
 		fmt.Printf("  node %s: %.0f connections at the end, %.0f dropped (slow consumers), error frames %s\n", n.name,
 			metricSum(m, "sluice_gateway_connections"), metricSum(m, "sluice_gateway_dropped_messages_total"), metricLines(m, "sluice_gateway_error_frames_total"))
 	}
 	fmt.Printf("  Kafka node logs: %s/node-<id>.log (removed at exit unless -kafka-dir)\n", r.cluster.Dir())
+	if r.gwPub != nil {
+		r.gwPub.printSummary(gwTotal)
+	}
 }
 
 // probeSilences says which partitions the plain consumer heard nothing from

@@ -51,6 +51,8 @@ func clientMain(args []string) {
 	churn := fs.Float64("churn", 0, "with -resume: share of the clients whose connection is closed each second of the window (soak.go)")
 	refresh := fs.Duration("refresh", 0, "with -resume: each client refreshes its token this often, with one minted from -key-file (soak.go)")
 	keyFile := fs.String("key-file", "", "PEM EC key refresh tokens are signed with")
+	sseFraction := fs.Float64("sse-fraction", 0, "share of the clients that subscribe with Server-Sent Events (GET /sse/<topic>/<key>, resuming with Last-Event-ID) instead of WebSocket (sse_client.go)")
+	extraKeys := fs.String("extra-keys", "", "comma-separated record keys that clients subscribe to beside k0..k<keys-1> (the keys of publishers through the gateway), each as likely as one of those")
 	_ = fs.Parse(args)
 
 	g := &loadGen{
@@ -66,6 +68,13 @@ func clientMain(args []string) {
 		},
 		header: http.Header{"Authorization": {"Bearer " + *token}},
 		open:   map[*websocket.Conn]struct{}{},
+		keys:   *keys, token: *token,
+	}
+	if *extraKeys != "" {
+		g.extraKeys = strings.Split(*extraKeys, ",")
+	}
+	if *sseFraction > 0 {
+		g.sse = newSSETransport(*src)
 	}
 	if *caFile != "" {
 		tc, err := trusting(*caFile)
@@ -73,11 +82,15 @@ func clientMain(args []string) {
 			log.Fatal(err)
 		}
 		g.dialer.TLSClientConfig = tc
+		if g.sse != nil {
+			g.sse.tr.TLSClientConfig = tc
+		}
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	interval := time.Second / time.Duration(max(*ramp, 1))
 	for i := 0; i < *n; i++ {
-		c := &benchConn{key: rng.Intn(*keys), rng: rand.New(rand.NewSource(*seed*1_000_003 + int64(i)))}
+		c := &benchConn{key: rng.Intn(*keys + len(g.extraKeys)), rng: rand.New(rand.NewSource(*seed*1_000_003 + int64(i)))}
+		c.sse = sseClientAt(i, *sseFraction)
 		c.order = tryOrder(len(g.urls), c.rng, *spread)
 		g.conns = append(g.conns, c)
 		g.running.Add(1)
@@ -103,6 +116,7 @@ func clientMain(args []string) {
 		_ = ws.Close()
 	}
 	g.mu.Unlock()
+	g.endStreams()
 	waited := make(chan struct{})
 	go func() { g.running.Wait(); close(waited) }()
 	select { // readers flush their histograms as they return
@@ -117,6 +131,7 @@ func clientMain(args []string) {
 	r.Received, r.Lost, r.Gaps, r.Errors, r.MaxMicros = g.received.Load(), g.lost.Load(), g.gaps.Load(), g.errs.Load(), g.maxMicros.Load()
 	if g.resume {
 		r.Duplicates, r.DialFailures, r.Closing1012 = g.dups.Load(), g.dialFailures.Load(), g.closing1012.Load()
+		r.Late = g.late.Load()
 		r.Churned, r.RefreshSent, r.Refreshed = g.churned.Load(), g.refreshSent.Load(), g.refreshed.Load()
 		for _, c := range g.conns {
 			c.mu.Lock()
@@ -145,11 +160,18 @@ type loadGen struct {
 	connected, subscribed           atomic.Int64
 	received, lost, gaps, errs      atomic.Int64
 	dups, dialFailures, closing1012 atomic.Int64
+	late                            atomic.Int64
 	maxMicros                       atomic.Int64
 	logged                          atomic.Int64
 	// Soak mode (soak.go): connections closed by churnLoop, refreshes sent
 	// and acknowledged.
 	churned, refreshSent, refreshed atomic.Int64
+	// keys: k0..k<keys-1>; extraKeys: the key indexes after those (keyName).
+	keys      int
+	extraKeys []string
+	token     string
+	// sse: the HTTP client of the process's SSE clients (nil: none).
+	sse *sseTransport
 
 	mu   sync.Mutex // guards rep's histogram, gap reasons and events, and open
 	rep  *clientReport
@@ -160,6 +182,7 @@ type loadGen struct {
 // what happened to it around the failover.
 type benchConn struct {
 	key   int
+	sse   bool // subscribes with Server-Sent Events (sse_client.go), not WebSocket
 	rng   *rand.Rand
 	order []int // indexes of loadGen.urls, in the order this client tries them
 
@@ -175,6 +198,9 @@ type benchConn struct {
 	// lostConn: a connection ended since the last message; the silence
 	// around it is a stall however short.
 	lostConn bool
+	// missing: the n of its holes (up to maxMissing), so that one arriving
+	// later counts as late, not as a duplicate.
+	missing map[int64]struct{}
 	// live is the connection once its subscription is acknowledged, nil
 	// between connections: refreshLoop writes to it (guarded by mu).
 	live *websocket.Conn
@@ -201,6 +227,18 @@ type connRecord struct {
 	// it to the message that ended it).
 	Last   int64   `json:"last,omitempty"`
 	Stalls []stall `json:"stalls,omitempty"`
+	// SSE: the client used Server-Sent Events. What it counted over the run,
+	// so the report can split every figure by transport: messages missing in
+	// its n (holes), n seen again, gap frames, error answers or frames,
+	// connections made and failed.
+	SSE       bool  `json:"sse,omitempty"`
+	Holes     int64 `json:"holes,omitempty"`
+	Dups      int64 `json:"dups,omitempty"`
+	Late      int64 `json:"late,omitempty"`
+	Gaps      int64 `json:"gaps,omitempty"`
+	Errs      int64 `json:"errs,omitempty"`
+	Connects  int64 `json:"conns,omitempty"`
+	DialFails int64 `json:"dialf,omitempty"`
 }
 
 // stall is a silence of one client: [From, To) in unix ns, both arrivals;
@@ -223,10 +261,14 @@ type clientEvent struct {
 	Partition int64  `json:"p,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Reported  bool   `json:"reported,omitempty"`
+	SSE       bool   `json:"sse,omitempty"` // seen by an SSE client
 }
 
 // maxEvents bounds the events one process keeps; more are only counted.
 const maxEvents = 200_000
+
+// maxMissing bounds the hole numbers a client remembers.
+const maxMissing = 10_000
 
 // event records e (with -stall); called without c.mu or g.mu held.
 func (g *loadGen) event(e clientEvent) {
@@ -267,38 +309,32 @@ func (g *loadGen) run(c *benchConn) {
 		c.order = tryOrder(len(g.urls), c.rng, false)
 	}
 	c.rec.K = c.key
+	c.rec.SSE = c.sse
 	urlIdx, attempt := 0, 0
 	for !g.stopping.Load() {
-		ws, _, err := g.dialer.Dial(g.urls[c.order[urlIdx]], g.header)
-		if err != nil {
+		url := g.urls[c.order[urlIdx]]
+		var made, subscribed bool
+		if c.sse {
+			made, subscribed = g.sseSession(c, url)
+		} else {
+			made, subscribed = g.wsSession(c, url)
+		}
+		if !made {
 			if !g.resume {
-				g.errs.Add(1)
-				log.Printf("dial: %v", err)
 				return
 			}
 			g.dialFailures.Add(1)
+			c.mu.Lock()
+			c.rec.DialFails++
+			c.mu.Unlock()
 			urlIdx = (urlIdx + 1) % len(g.urls)
 			g.sleepBackoff(c, attempt)
 			attempt++
 			continue
 		}
-		g.mu.Lock()
-		g.open[ws] = struct{}{}
-		g.mu.Unlock()
-		g.connected.Add(1)
-		sub := fmt.Sprintf(`{"type":"subscribe","endpoint":"/%s/k%d"}`, g.topic, c.key)
-		if c.havePos {
-			sub = fmt.Sprintf(`{"type":"subscribe","endpoint":"/%s/k%d","from":{"epoch":%q,"partition":%d,"seq":%d}}`, g.topic, c.key, c.epoch, c.partition, c.seq)
-		}
-		if err := ws.WriteMessage(websocket.TextMessage, []byte(sub)); err != nil {
-			g.errs.Add(1)
-		} else if g.read(c, ws) {
+		if subscribed {
 			attempt = 0
 		}
-		g.mu.Lock()
-		delete(g.open, ws)
-		g.mu.Unlock()
-		_ = ws.Close()
 		if !g.resume || g.stopping.Load() {
 			return
 		}
@@ -315,6 +351,58 @@ func (g *loadGen) run(c *benchConn) {
 		g.sleepBackoff(c, attempt)
 		attempt++
 	}
+}
+
+// wsSession is one WebSocket connection of a client: dial, subscribe (from
+// the kept position when there is one), read until it ends. made: the
+// connection was made; subscribed: the subscription was acknowledged.
+func (g *loadGen) wsSession(c *benchConn, url string) (made, subscribed bool) {
+	ws, _, err := g.dialer.Dial(url, g.header)
+	if err != nil {
+		if !g.resume {
+			g.errs.Add(1)
+			log.Printf("dial: %v", err)
+		}
+		return false, false
+	}
+	g.mu.Lock()
+	g.open[ws] = struct{}{}
+	g.mu.Unlock()
+	g.connected.Add(1)
+	endpoint := "/" + g.topic + "/" + g.keyName(c.key)
+	sub := fmt.Sprintf(`{"type":"subscribe","endpoint":%q}`, endpoint)
+	c.mu.Lock()
+	c.rec.Connects++
+	if c.havePos {
+		sub = fmt.Sprintf(`{"type":"subscribe","endpoint":%q,"from":{"epoch":%q,"partition":%d,"seq":%d}}`, endpoint, c.epoch, c.partition, c.seq)
+	}
+	c.mu.Unlock()
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(sub)); err != nil {
+		g.countErr(c)
+	} else {
+		subscribed = g.read(c, ws)
+	}
+	g.mu.Lock()
+	delete(g.open, ws)
+	g.mu.Unlock()
+	_ = ws.Close()
+	return true, subscribed
+}
+
+// keyName is the record key of key index k: "k<k>" for the direct producer's
+// keys, and after them the keys of -extra-keys (publishers through the gateway).
+func (g *loadGen) keyName(k int) string {
+	if i := k - g.keys; k >= g.keys && i < len(g.extraKeys) {
+		return g.extraKeys[i]
+	}
+	return "k" + strconv.Itoa(k)
+}
+
+func (g *loadGen) countErr(c *benchConn) {
+	g.errs.Add(1)
+	c.mu.Lock()
+	c.rec.Errs++
+	c.mu.Unlock()
 }
 
 func (g *loadGen) sleepBackoff(c *benchConn, attempt int) {
@@ -335,11 +423,7 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 		c.mu.Lock()
 		c.live = nil
 		c.mu.Unlock()
-		g.mu.Lock()
-		for b, n := range local {
-			g.rep.Buckets[b] += n
-		}
-		g.mu.Unlock()
+		g.flushLatencies(local)
 	}()
 	for {
 		_, data, err := ws.ReadMessage()
@@ -349,98 +433,160 @@ func (g *loadGen) read(c *benchConn, ws *websocket.Conn) (subscribed bool) {
 		now := time.Now().UnixNano()
 		switch {
 		case bytes.HasPrefix(data, []byte(`{"type":"message"`)):
-			t := fieldInt(data, `"t":`)
-			seq := fieldInt(data, `"n":`)
-			inWindow := t >= g.from && t < g.to
-			var ev *clientEvent // recorded after c.mu is released (lock order: g.mu, then c.mu)
-			c.mu.Lock()
-			lastN := c.rec.N
-			switch {
-			case !g.resume:
-				if lastN > 0 && seq > lastN+1 && inWindow {
-					g.lost.Add(seq - lastN - 1)
-				}
-			case lastN > 0 && seq <= lastN:
-				g.dups.Add(1)
-				ev = &clientEvent{At: now, Kind: "dup", K: c.key, From: seq, To: seq}
-			case lastN > 0 && seq > lastN+1:
-				g.lost.Add(seq - lastN - 1)
-				ev = &clientEvent{At: now, Kind: "hole", K: c.key, From: lastN + 1, To: seq - 1, Reported: c.gapSince}
-			}
-			c.gapSince = false
-			if g.stall > 0 {
-				if c.rec.Last > 0 && (now-c.rec.Last > g.stall || c.lostConn) {
-					c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn})
-				}
-				c.lostConn = false
-				c.rec.Last = now
-			}
-			if seq > lastN || !g.resume {
-				c.rec.N = seq
-			}
-			if g.resume {
-				c.epoch = fieldStr(data, `"epoch":"`)
-				c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
-				if c.rec.Outages > 0 && c.rec.First == 0 {
-					c.rec.First, c.rec.FirstT = now, t
-				}
-				if c.rec.Outages > 0 && c.rec.Fresh == 0 && t >= g.from {
-					c.rec.Fresh = now
-				}
-			}
-			c.mu.Unlock()
-			if ev != nil {
-				g.event(*ev)
-			}
-			if inWindow {
-				g.received.Add(1)
-				us := (now - t) / 1000
-				local[bucketOf(us)]++
-				for {
-					m := g.maxMicros.Load()
-					if us <= m || g.maxMicros.CompareAndSwap(m, us) {
-						break
-					}
-				}
-			}
+			g.onMessage(c, data, now, local)
 		case bytes.HasPrefix(data, []byte(`{"type":"subscribed"`)):
 			subscribed = true
-			g.subscribed.Add(1)
 			if g.resume {
 				c.mu.Lock()
 				c.live = ws
-				if c.rec.N == 0 { // nothing received yet: resume from here
-					c.epoch = fieldStr(data, `"epoch":"`)
-					c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
-				}
-				if c.rec.Outages > 0 && c.rec.Sub == 0 {
-					c.rec.Sub = now
-				}
 				c.mu.Unlock()
 			}
+			g.onSubscribed(c, fieldStr(data, `"epoch":"`), fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), now)
 		case bytes.HasPrefix(data, []byte(`{"type":"authenticated","id":`)):
 			g.refreshed.Add(1) // the answer to a refresh (soak.go); the unasked one has no id
 		case bytes.HasPrefix(data, []byte(`{"type":"gap"`)):
-			g.gaps.Add(1)
-			reason := fieldStr(data, `"reason":"`)
-			g.mu.Lock()
-			g.rep.GapReasons[reason]++
-			g.mu.Unlock()
-			c.mu.Lock()
-			c.gapSince = true
-			c.mu.Unlock()
-			g.event(clientEvent{At: now, Kind: "gap", K: c.key, Partition: fieldInt(data, `"partition":`),
-				From: fieldInt(data, `"from_seq":`), To: fieldInt(data, `"to_seq":`), Reason: reason})
-		case g.resume && bytes.HasPrefix(data, []byte(`{"type":"closing"`)) && fieldInt(data, `"code":`) == 1012:
-			g.closing1012.Add(1) // expected: the node is shutting down
+			g.onGap(c, data, now)
 		case bytes.HasPrefix(data, []byte(`{"type":"error"`)), bytes.HasPrefix(data, []byte(`{"type":"closing"`)):
-			g.errs.Add(1)
-			g.logf("frame: %s", data)
+			g.onErrorFrame(c, data)
 			if g.resume && !subscribed && bytes.HasPrefix(data, []byte(`{"type":"error"`)) {
 				return false // the subscribe failed (e.g. 5003): reconnect and try again
 			}
 		}
 	}
+}
+
+// onMessage counts one message (a WebSocket message frame, or an SSE
+// message event's data, which is the same frame without its type): its n
+// against the key's last (holes, duplicates), the client's silences, its
+// position to resume from, and its latency if it was sent in the window
+// (into local, the connection's histogram, flushed when it ends).
+func (g *loadGen) onMessage(c *benchConn, data []byte, now int64, local map[int]int64) {
+	t := fieldInt(data, `"t":`)
+	seq := fieldInt(data, `"n":`)
+	inWindow := t >= g.from && t < g.to
+	var ev *clientEvent // recorded after c.mu is released (lock order: g.mu, then c.mu)
+	c.mu.Lock()
+	lastN := c.rec.N
+	switch {
+	case !g.resume:
+		if lastN > 0 && seq > lastN+1 && inWindow {
+			g.lost.Add(seq - lastN - 1)
+		}
+	case lastN > 0 && seq <= lastN:
+		if _, filled := c.missing[seq]; filled {
+			// Not a repeat: an n of an earlier hole, after later ones (out of
+			// order in Kafka; e.g. a publish a node still held after its
+			// client had moved on to the other node).
+			delete(c.missing, seq)
+			g.late.Add(1)
+			c.rec.Late++
+			ev = &clientEvent{At: now, Kind: "late", K: c.key, From: seq, To: seq, SSE: c.sse}
+			break
+		}
+		g.dups.Add(1)
+		c.rec.Dups++
+		ev = &clientEvent{At: now, Kind: "dup", K: c.key, From: seq, To: seq, SSE: c.sse}
+	case lastN > 0 && seq > lastN+1:
+		g.lost.Add(seq - lastN - 1)
+		c.rec.Holes += seq - lastN - 1
+		ev = &clientEvent{At: now, Kind: "hole", K: c.key, From: lastN + 1, To: seq - 1, Reported: c.gapSince, SSE: c.sse}
+		if c.missing == nil {
+			c.missing = map[int64]struct{}{}
+		}
+		for n := lastN + 1; n < seq && len(c.missing) < maxMissing; n++ {
+			c.missing[n] = struct{}{}
+		}
+	}
+	c.gapSince = false
+	if g.stall > 0 {
+		if c.rec.Last > 0 && (now-c.rec.Last > g.stall || c.lostConn) {
+			c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn})
+		}
+		c.lostConn = false
+		c.rec.Last = now
+	}
+	if seq > lastN || !g.resume {
+		c.rec.N = seq
+	}
+	if g.resume {
+		c.epoch = fieldStr(data, `"epoch":"`)
+		c.partition, c.seq, c.havePos = fieldInt(data, `"partition":`), fieldInt(data, `"seq":`), true
+		if c.rec.Outages > 0 && c.rec.First == 0 {
+			c.rec.First, c.rec.FirstT = now, t
+		}
+		if c.rec.Outages > 0 && c.rec.Fresh == 0 && t >= g.from {
+			c.rec.Fresh = now
+		}
+	}
+	c.mu.Unlock()
+	if ev != nil {
+		g.event(*ev)
+	}
+	if inWindow {
+		g.received.Add(1)
+		us := (now - t) / 1000
+		local[bucketOf(us)]++
+		for {
+			m := g.maxMicros.Load()
+			if us <= m || g.maxMicros.CompareAndSwap(m, us) {
+				break
+			}
+		}
+	}
+}
+
+// onSubscribed counts an acknowledged subscription whose delivery starts
+// after (epoch, partition, seq): a WebSocket subscribed frame, or the id of
+// the block that opens an SSE stream. With nothing received yet, that is the
+// position to resume from.
+func (g *loadGen) onSubscribed(c *benchConn, epoch string, partition, seq, now int64) {
+	g.subscribed.Add(1)
+	if !g.resume {
+		return
+	}
+	c.mu.Lock()
+	if c.rec.N == 0 { // nothing received yet: resume from here
+		c.epoch, c.partition, c.seq, c.havePos = epoch, partition, seq, true
+	}
+	if c.rec.Outages > 0 && c.rec.Sub == 0 {
+		c.rec.Sub = now
+	}
+	c.mu.Unlock()
+}
+
+// onGap counts a gap frame (WebSocket) or gap event's data (SSE, the same frame).
+func (g *loadGen) onGap(c *benchConn, data []byte, now int64) {
+	g.gaps.Add(1)
+	reason := fieldStr(data, `"reason":"`)
+	g.mu.Lock()
+	g.rep.GapReasons[reason]++
+	g.mu.Unlock()
+	c.mu.Lock()
+	c.gapSince = true
+	c.rec.Gaps++
+	c.mu.Unlock()
+	g.event(clientEvent{At: now, Kind: "gap", K: c.key, Partition: fieldInt(data, `"partition":`),
+		From: fieldInt(data, `"from_seq":`), To: fieldInt(data, `"to_seq":`), Reason: reason, SSE: c.sse})
+}
+
+// onErrorFrame counts an error or closing frame: a closing 1012 (the node is
+// shutting down) is expected in resume mode, anything else is an error.
+func (g *loadGen) onErrorFrame(c *benchConn, data []byte) {
+	if g.resume && bytes.Contains(data, []byte(`"type":"closing"`)) && fieldInt(data, `"code":`) == 1012 {
+		g.closing1012.Add(1)
+		return
+	}
+	g.countErr(c)
+	g.logf("frame: %s", data)
+}
+
+// flushLatencies adds a connection's latency histogram to the report.
+func (g *loadGen) flushLatencies(local map[int]int64) {
+	g.mu.Lock()
+	for b, n := range local {
+		g.rep.Buckets[b] += n
+	}
+	g.mu.Unlock()
 }
 
 // fieldInt reads the integer after name in a frame (the payload is ours, so a

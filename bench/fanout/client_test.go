@@ -95,6 +95,7 @@ func runUntil(t *testing.T, g *loadGen, c *benchConn, wantN int64) {
 		_ = ws.Close()
 	}
 	g.mu.Unlock()
+	g.endStreams()
 	<-done
 }
 
@@ -210,5 +211,25 @@ func TestClientRecordsStallsAndEvents(t *testing.T) {
 		ev[0].From != 12 || ev[0].To != 14 || ev[0].Partition != 1 || ev[0].Reason != "slow_consumer" ||
 		ev[1].From != 3 || ev[1].To != 4 || !ev[1].Reported || ev[2].From != 5 || ev[3].From != 6 || ev[3].To != 6 || ev[3].Reported {
 		t.Fatalf("events %+v", ev)
+	}
+}
+
+// A message of an earlier hole that comes after later ones is late (out of
+// order in Kafka), not a duplicate; the same n once more is a duplicate.
+func TestClientCountsAHolesLateMessageApartFromDuplicates(t *testing.T) {
+	a := newFakeNode(t, func(ws *websocket.Conn) {
+		send(ws, `{"type":"subscribed","endpoint":"/t/k3","epoch":"EP","partition":1,"seq":9}`, msg(10, 1), msg(11, 3), msg(12, 2), msg(12, 2), msg(13, 4))
+		_, _, _ = ws.ReadMessage()
+	})
+	g := newTestGen(a.url())
+	g.stall = 1 << 40
+	c := &benchConn{key: 3, rng: rand.New(rand.NewSource(1))}
+	runUntil(t, g, c, 4)
+	var kinds []string
+	for _, e := range g.rep.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if strings.Join(kinds, ",") != "hole,late,dup" || g.late.Load() != 1 || g.dups.Load() != 1 || c.rec.Late != 1 || c.rec.Dups != 1 || c.rec.Holes != 1 {
+		t.Fatalf("events %v late %d dups %d record %+v", kinds, g.late.Load(), g.dups.Load(), c.rec)
 	}
 }

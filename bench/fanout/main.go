@@ -592,13 +592,19 @@ type clientReport struct {
 	Buckets               []int64 // latency histogram, see bucketOf
 	// Resume mode (-failover) only.
 	Duplicates, DialFailures, Closing1012 int64
-	GapReasons                            map[string]int64
-	Conns                                 []connRecord
+	// Late: messages of an earlier hole that came after later ones (out of
+	// order; not duplicates).
+	Late       int64 `json:",omitempty"`
+	GapReasons map[string]int64
+	Conns      []connRecord
 	// Fault runs (-stall) only: holes, duplicates and gaps with their times.
 	Events        []clientEvent `json:",omitempty"`
 	EventsDropped int64         `json:",omitempty"`
 	// Soak mode (soak.go) only.
 	Churned, RefreshSent, Refreshed int64
+	// SSERefused: HTTP error answers to SSE clients' requests, by
+	// "status/code" (sse_client.go).
+	SSERefused map[string]int64 `json:",omitempty"`
 }
 
 func (r *clientReport) merge(o *clientReport) {
@@ -610,6 +616,7 @@ func (r *clientReport) merge(o *clientReport) {
 	r.Errors += o.Errors
 	r.MaxMicros = max(r.MaxMicros, o.MaxMicros)
 	r.Duplicates += o.Duplicates
+	r.Late += o.Late
 	r.DialFailures += o.DialFailures
 	r.Closing1012 += o.Closing1012
 	r.Churned += o.Churned
@@ -620,6 +627,12 @@ func (r *clientReport) merge(o *clientReport) {
 			r.GapReasons = map[string]int64{}
 		}
 		r.GapReasons[k] += v
+	}
+	for k, v := range o.SSERefused {
+		if r.SSERefused == nil {
+			r.SSERefused = map[string]int64{}
+		}
+		r.SSERefused[k] += v
 	}
 	r.Conns = append(r.Conns, o.Conns...)
 	r.Events = append(r.Events, o.Events...)

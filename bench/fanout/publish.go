@@ -330,14 +330,36 @@ type publishRun struct {
 	procs    []int
 }
 
-func startPublishLoad(l publishLoad) *publishRun {
-	r := &publishRun{}
+// shares is how the load's connections split over its processes: process
+// firstProc+i gets shares()[i] of them.
+func (l publishLoad) shares() []int {
+	var out []int
 	per := (l.conns + l.procs - 1) / l.procs
 	for i := 0; i < l.procs; i++ {
 		n := min(per, l.conns-i*per)
 		if n <= 0 {
 			break
 		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// keys are the record keys the load's connections publish to (p<proc>c<conn>),
+// process by process: subscribers of those keys check what they deliver.
+func (l publishLoad) keys() []string {
+	var out []string
+	for i, n := range l.shares() {
+		for c := range n {
+			out = append(out, fmt.Sprintf("p%dc%d", l.firstProc+i, c))
+		}
+	}
+	return out
+}
+
+func startPublishLoad(l publishLoad) *publishRun {
+	r := &publishRun{}
+	for i, n := range l.shares() {
 		proc := l.firstProc + i
 		file := filepath.Join(l.dir, fmt.Sprintf("acks-%s-%s-%d", l.topic, l.transport, proc))
 		args := append([]string{"publisher",

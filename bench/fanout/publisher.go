@@ -144,8 +144,8 @@ func publisherMain(args []string) {
 	// Every connection has returned: what is still pending was never answered.
 	for _, c := range p.conns {
 		c.mu.Lock()
-		for n := range c.pending {
-			p.record(ackEvent{Conn: uint32(c.idx), Partition: eventUnanswered, N: n})
+		for n, pd := range c.pending {
+			p.record(ackEvent{Conn: uint32(c.idx), Partition: eventUnanswered, N: n, Sent: pd.sent, At: time.Now().UnixNano()})
 		}
 		c.pending = nil
 		c.mu.Unlock()
@@ -177,7 +177,10 @@ func directProducerOpts() []kgo.Opt {
 }
 
 // ackEvent is one publish's outcome as the publisher writes it to its -acks
-// file: little-endian conn u32, partition i32, n i64, offset i64, hash u64.
+// file: little-endian conn u32, partition i32, n i64, offset i64, hash u64,
+// sent i64 and at i64: when the publish was sent and when its outcome came
+// (unix ns; a fault run counts the outcomes per fault window, including those
+// that left no record in Kafka).
 // Partition >= 0: acknowledged at (Partition, Offset), Hash = FNV-1a of the
 // value sent. eventError: answered with error code Offset. eventUnanswered:
 // in flight when its connection ended or the process stopped (it may or may
@@ -189,6 +192,7 @@ type ackEvent struct {
 	N         int64
 	Offset    int64
 	Hash      uint64
+	Sent, At  int64
 }
 
 // lateAfter: a publish sent this long after its scheduled time is late.
@@ -198,7 +202,7 @@ const (
 	eventError      = -1
 	eventUnanswered = -2
 	eventNotSent    = -3
-	ackEventBytes   = 32
+	ackEventBytes   = 48
 )
 
 func (e ackEvent) append(b []byte) []byte {
@@ -206,7 +210,9 @@ func (e ackEvent) append(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Partition))
 	b = binary.LittleEndian.AppendUint64(b, uint64(e.N))
 	b = binary.LittleEndian.AppendUint64(b, uint64(e.Offset))
-	return binary.LittleEndian.AppendUint64(b, e.Hash)
+	b = binary.LittleEndian.AppendUint64(b, e.Hash)
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.Sent))
+	return binary.LittleEndian.AppendUint64(b, uint64(e.At))
 }
 
 // readAckEvents calls fn for each event of an -acks file.
@@ -226,6 +232,8 @@ func readAckEvents(r io.Reader, fn func(ackEvent)) error {
 			N:         int64(binary.LittleEndian.Uint64(b[8:])),
 			Offset:    int64(binary.LittleEndian.Uint64(b[16:])),
 			Hash:      binary.LittleEndian.Uint64(b[24:]),
+			Sent:      int64(binary.LittleEndian.Uint64(b[32:])),
+			At:        int64(binary.LittleEndian.Uint64(b[40:])),
 		})
 	}
 }
@@ -547,7 +555,7 @@ func (c *pubConn) answer(n int64, partition int32, offset int64) {
 	if outOfOrder && partition >= 0 {
 		c.g.count(&c.g.rep.OutOfOrder)
 	}
-	e := ackEvent{Conn: uint32(c.idx), Partition: partition, N: n, Offset: offset}
+	e := ackEvent{Conn: uint32(c.idx), Partition: partition, N: n, Offset: offset, Sent: p.sent, At: now}
 	if partition >= 0 {
 		e.Hash = p.hash
 		c.g.latency(p.sent, now)

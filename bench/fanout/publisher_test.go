@@ -17,7 +17,7 @@ import (
 )
 
 func TestAckEventsRoundTrip(t *testing.T) {
-	in := []ackEvent{{Conn: 3, Partition: 2, N: 17, Offset: 1 << 40, Hash: 0xfeedface12345678}, {Conn: 1, Partition: eventError, N: 5, Offset: 4022}, {Conn: 0, Partition: eventUnanswered, N: 9}}
+	in := []ackEvent{{Conn: 3, Partition: 2, N: 17, Offset: 1 << 40, Hash: 0xfeedface12345678, Sent: 1795000000123456789, At: 1795000000223456789}, {Conn: 1, Partition: eventError, N: 5, Offset: 4022}, {Conn: 0, Partition: eventUnanswered, N: 9, Sent: 7}}
 	var b []byte
 	for _, e := range in {
 		b = e.append(b)

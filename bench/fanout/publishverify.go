@@ -25,6 +25,7 @@ type ackedAt struct {
 	offset    int64
 	hash      uint64
 	seen      bool // a record with this id was found at exactly this position (with the right content or not)
+	wrong     bool // ... with another key or value
 }
 
 // ackLog is every outcome the publishers reported for one topic.
@@ -33,20 +34,31 @@ type ackLog struct {
 	errored    map[pubID]int64 // the error code
 	unanswered map[pubID]bool  // in flight when the connection ended (eventUnanswered)
 	// ackedTwice: the publisher logged a second acknowledgement for an id
-	// (it also counts those itself: publisherReport.AckedTwice).
+	// (it also counts those itself: publisherReport.AckedTwice); twice: which.
 	ackedTwice int64
+	twice      map[pubID]int
+	// sent: when each publish was sent, settled: when its (first) outcome
+	// came, unix ns; a fault run counts the outcomes per fault window
+	// (chaos_gatewaypub.go).
+	sent, settled map[pubID]int64
+	notSent       map[pubID]bool // eventNotSent: its request never left
 }
 
 func newAckLog() *ackLog {
-	return &ackLog{acked: map[pubID]*ackedAt{}, errored: map[pubID]int64{}, unanswered: map[pubID]bool{}}
+	return &ackLog{acked: map[pubID]*ackedAt{}, errored: map[pubID]int64{}, unanswered: map[pubID]bool{},
+		twice: map[pubID]int{}, sent: map[pubID]int64{}, settled: map[pubID]int64{}, notSent: map[pubID]bool{}}
 }
 
 func (l *ackLog) add(proc int, e ackEvent) {
 	id := pubID{uint32(proc), e.Conn, e.N}
+	if _, ok := l.sent[id]; !ok {
+		l.sent[id], l.settled[id] = e.Sent, e.At
+	}
 	switch {
 	case e.Partition >= 0:
 		if _, dup := l.acked[id]; dup {
 			l.ackedTwice++
+			l.twice[id]++
 			return
 		}
 		l.acked[id] = &ackedAt{partition: e.Partition, offset: e.Offset, hash: e.Hash}
@@ -54,6 +66,8 @@ func (l *ackLog) add(proc int, e ackEvent) {
 		l.errored[id] = e.Offset
 	case e.Partition == eventUnanswered:
 		l.unanswered[id] = true
+	case e.Partition == eventNotSent:
+		l.notSent[id] = true
 	}
 	// eventNotSent: never left, so a record of it counts as "neither".
 }
@@ -96,12 +110,12 @@ type verifyResult struct {
 // verifier checks records, one at a time, against an ackLog.
 type verifier struct {
 	log   *ackLog
-	found map[pubID]bool
+	found map[pubID]int // copies of each publish in the topic
 	res   verifyResult
 }
 
 func newVerifier(l *ackLog) *verifier {
-	return &verifier{log: l, found: make(map[pubID]bool, len(l.acked)), res: verifyResult{Acked: int64(len(l.acked)), AckedTwice: l.ackedTwice}}
+	return &verifier{log: l, found: make(map[pubID]int, len(l.acked)), res: verifyResult{Acked: int64(len(l.acked)), AckedTwice: l.ackedTwice}}
 }
 
 // record checks one record of the topic.
@@ -112,8 +126,8 @@ func (v *verifier) record(key, value []byte, partition int32, offset int64) {
 		return
 	}
 	id := pubID{uint32(fieldInt(value, `{"p":`)), uint32(fieldInt(value, `"c":`)), fieldInt(value, `"n":`)}
-	dup := v.found[id]
-	v.found[id] = true
+	dup := v.found[id] > 0
+	v.found[id]++
 	if dup {
 		v.res.WrittenTwice++
 	}
@@ -121,6 +135,7 @@ func (v *verifier) record(key, value []byte, partition int32, offset int64) {
 	if acked && a.partition == partition && a.offset == offset {
 		a.seen = true
 		if a.hash != valueHash(value) || string(key) != fmt.Sprintf("p%dc%d", id.proc, id.conn) {
+			a.wrong = true
 			v.res.WrongContent++
 			return
 		}
@@ -152,7 +167,7 @@ func (v *verifier) finish() verifyResult {
 	for id, a := range v.log.acked {
 		switch {
 		case a.seen:
-		case v.found[id]:
+		case v.found[id] > 0:
 			v.res.Misplaced++
 		default:
 			v.res.Missing++
