@@ -311,8 +311,10 @@ func orchestrate() {
 	}
 	fmt.Printf("%-28s%.2f s in %.0f s = %.1f%% of a core; %.2f µs per delivered message\n", serverName+" CPU:",
 		gwCPUSec, secs, 100*gwCPUSec/secs, 1e6*gwCPUSec/math.Max(delivered, 1))
+	// Per client, not per connection made: with -churn the clients make many
+	// connections over a run, but hold one each at a time.
 	fmt.Printf("%-28sidle %d KiB, mid %d KiB, end %d KiB; %.1f KiB per connection (end RSS / clients), %.1f KiB above idle\n",
-		serverName+" RSS:", idleRSS, rssMid, rssEnd, float64(rssEnd)/float64(max(total.Connected, 1)), float64(rssEnd-idleRSS)/float64(max(total.Connected, 1)))
+		serverName+" RSS:", idleRSS, rssMid, rssEnd, float64(rssEnd)/float64(max(s.clients, 1)), float64(rssEnd-idleRSS)/float64(max(s.clients, 1)))
 	fmt.Printf("load generator CPU:         %.2f s = %.1f%% of a core\n", lgCPUSec, 100*lgCPUSec/secs)
 	if !floorMode {
 		fmt.Printf("gateway-side delay (record timestamp -> socket write, whole run, cumulative): %s\n", gatewayDelay)

@@ -156,6 +156,14 @@ func (s *soakSampler) report() {
 		fmt.Printf("  %-11s start %.0f, end %.0f, max %.0f %s; least-squares slope %+.1f %s/hour\n",
 			se.name+":", se.get(first), se.get(last), hi, se.unit, slopePerHour(s.samples, se.get), se.unit)
 	}
+	// The series itself, at most ~60 rows: a slope alone cannot tell a heap
+	// settling early from a slow leak.
+	step := max(1, (len(s.samples)+59)/60)
+	fmt.Printf("  series (every %d samples): seconds RSS-KiB goroutines fds\n", step)
+	for i := 0; i < len(s.samples); i += step {
+		x := s.samples[i]
+		fmt.Printf("    %5.0f %8.0f %6.0f %6.0f\n", x.at.Sub(first.at).Seconds(), x.rss, x.goroutines, x.fds)
+	}
 }
 
 // slopePerHour is the least-squares slope of y over time.

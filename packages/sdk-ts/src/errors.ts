@@ -25,6 +25,8 @@ export const Codes = {
   PublishRate: 4293,
   Internal: 5000,
   Unavailable: 5003,
+  /** Answering a publish: Kafka did not confirm it in time; it may or may not be written (publishing it again may write it twice). */
+  PublishUnconfirmed: 5004,
   /** Kafka's ACLs deny the gateway itself the endpoint's topic: an operator must grant it (not retried). */
   TopicAccessDenied: 5030,
   /** WebSocket close code: the node is shutting down. */
@@ -94,7 +96,7 @@ export class QuotaError extends SluiceError {
   override name = "QuotaError";
 }
 
-/** 5000 and 5003: the gateway or Kafka failed; retrying later may work. */
+/** 5000, 5003 and 5004: the gateway or Kafka failed; retrying later may work (after 5004 a publish may already be written). */
 export class ServerError extends SluiceError {
   override name = "ServerError";
 }
@@ -136,6 +138,7 @@ export function errorFromCode(code: number, message: string, options: SluiceErro
       return new QuotaError(code, message, options);
     case Codes.Internal:
     case Codes.Unavailable:
+    case Codes.PublishUnconfirmed:
     case Codes.ServiceRestart:
       return new ServerError(code, message, options);
     case Codes.Timeout:

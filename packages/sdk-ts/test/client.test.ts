@@ -8,12 +8,14 @@ import { WebSocket } from "ws";
 
 import {
   AuthError,
+  Codes,
   connect,
   ConnectionClosedError,
   DisconnectedError,
   NotFoundError,
   PermissionError,
   RevokedError,
+  ServerError,
   type SluiceError,
   ValidationError,
   type ConnectOptions,
@@ -622,6 +624,26 @@ describe("publishing", () => {
     assert.deepEqual({ data: g.data, encoding: g.encoding }, { data: "AAEC", encoding: "base64" });
     conn.send({ type: "published", id: g.id, endpoint: "/blobs/1", epoch: "E9", partition: 0, seq: 1 });
     await q;
+  });
+
+  it("rejects a publish Kafka did not confirm (5004, may be written) with ServerError and does not re-send it", async () => {
+    const { server, client } = await setup();
+    const conn = server.connections[0]!;
+    const p = client.publish("/orders/eu", { qty: 3 });
+    const f = await conn.nextFrame("publish");
+    conn.send({
+      type: "error",
+      id: f.id,
+      code: 5004,
+      message: "Kafka did not confirm the message within 10s: it may or may not be written",
+    });
+    await assert.rejects(p, (err: unknown) => err instanceof ServerError && err.code === Codes.PublishUnconfirmed);
+    // The next frame the server sees is a new publish, not the old one again.
+    const next = client.publish("/orders/eu", { qty: 4 });
+    const g = await conn.nextFrame("publish");
+    assert.equal(g.data, '{"qty":4}');
+    conn.send({ type: "published", id: g.id, endpoint: "/orders/eu", epoch: "E9", partition: 2, seq: 18 });
+    await next;
   });
 
   it("queues publishes while disconnected and sends them after reconnecting; a full queue refuses at once", async () => {

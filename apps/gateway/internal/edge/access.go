@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/apps/gateway/internal/auth"
@@ -170,29 +171,64 @@ func (s *Edge) inWireFormat(ctx context.Context, ep *catalog.Endpoint, value []b
 }
 
 // publish writes value to the endpoint's topic under key (recordKey) and calls
-// done once Kafka acknowledged it, or failed to. It returns once the record is
-// queued: records of publish calls made one after another (a connection's
-// frames, in the order it sent them) are written in that order, as one Kafka
-// producer's are. done runs on the Kafka client's goroutine and must not block.
+// done once Kafka acknowledged it, or failed to, or the publish timeout passed:
+// done is called exactly once, within PublishTimeout. It returns once the
+// record is queued: records of publish calls made one after another (a
+// connection's frames, in the order it sent them) are written in that order,
+// as one Kafka producer's are. done runs on the Kafka client's goroutine or a
+// timer's and must not block.
+//
+// Why the gateway keeps its own timeout: an idempotent producer does not fail
+// a record while a request carrying it is unanswered (failing it could break
+// the partition's sequence), so during a broker outage Kafka's answer came
+// 86 s after the publish in a fault run (docs/reliability.md). The client is
+// answered 5004 at the timeout instead: the record may still be written.
 func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, ep *catalog.Endpoint, key, value []byte, done func(protocol.Published, *protocol.Error)) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.PublishTimeout)
 	meta, err := s.opt.Kafka.Meta(ctx, p.Topic)
 	if err != nil {
 		cancel()
-		done(protocol.Published{}, kafkaError(p.Topic, err))
+		done(protocol.Published{}, kafkaError(p.Topic, err)) // nothing was produced
 		return
 	}
+	var answered atomic.Bool
+	answer := func(ack protocol.Published, perr *protocol.Error) {
+		if answered.CompareAndSwap(false, true) {
+			done(ack, perr)
+		}
+	}
+	stopTimer := context.AfterFunc(ctx, func() {
+		answer(protocol.Published{}, protocol.Errorf(protocol.CodePublishUnconfirmed,
+			"Kafka did not confirm the message within %s: it may or may not be written (publishing it again may write it twice)", s.opt.PublishTimeout))
+	})
 	s.opt.Kafka.Produce(ctx, p.Topic, key, value, []hub.Header{{Key: AppHeader, Value: []byte(c.App)}}, func(partition int32, offset int64, err error) {
+		stopTimer()
 		cancel()
 		if err != nil {
-			done(protocol.Published{}, kafkaError(p.Topic, err))
+			answer(protocol.Published{}, produceError(p.Topic, err))
 			return
 		}
+		// Counted even when the timeout answered first: the message is in Kafka.
 		s.opt.Metrics.MessagesIn.Inc()
 		s.opt.Metrics.BytesIn.Add(float64(len(value)))
 		s.endpointUsage(c.App, ep).Published(int64(len(value)))
-		done(protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil)
+		answer(protocol.Published{Type: "published", Endpoint: p.String(), Epoch: meta.Epoch, Partition: partition, Seq: offset}, nil)
 	})
+}
+
+// produceError is the answer to a publish whose record the producer failed.
+// Only a refusal Kafka gave for the record itself (not retriable: too large,
+// invalid, not authorised) means it was not written. Any other failure (a
+// timeout, a connection lost with the request in flight, retries exhausted)
+// can come after a broker appended the record: its outcome is unknown.
+func produceError(topic string, err error) *protocol.Error {
+	if errors.Is(err, hub.ErrTopicAccessDenied) {
+		return kafkaError(topic, err)
+	}
+	if errors.Is(err, hub.ErrRecordRefused) {
+		return protocol.Errorf(protocol.CodeUnavailable, "%v: not written", err)
+	}
+	return protocol.Errorf(protocol.CodePublishUnconfirmed, "Kafka did not confirm the message (%v): it may or may not be written (publishing it again may write it twice)", err)
 }
 
 func kafkaError(topic string, err error) *protocol.Error {

@@ -74,6 +74,9 @@ type Options struct {
 	// WebSocket and SSE connections (0: no bound).
 	TrustedProxies           []netip.Prefix
 	MaxConnectionsPerAddress int
+	// MaxConcurrentSetups bounds the WebSocket upgrades and SSE starts that
+	// run at once (setupgate.go); 0: GOMAXPROCS, at least 2.
+	MaxConcurrentSetups int
 }
 
 // Edge is the client-facing side of one node.
@@ -83,6 +86,7 @@ type Edge struct {
 
 	poller  poller // reports readable WebSockets
 	perAddr addressLimit
+	setups  setupGate // connection setups running at once
 
 	mu       lockorder.Mutex[lockorder.Edge]
 	sessions map[session]struct{}
@@ -155,6 +159,7 @@ func New(opt Options) *Edge {
 	}
 	s.poller = p
 	s.perAddr.max = opt.MaxConnectionsPerAddress
+	s.setups = newSetupGate(opt.MaxConcurrentSetups)
 	go s.pingLoop()
 	return s
 }

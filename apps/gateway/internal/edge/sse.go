@@ -29,18 +29,23 @@ type sseStream struct {
 }
 
 func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
+	if !s.setups.enter(r.Context()) {
+		return // the client left while waiting
+	}
 	addr, perr := s.admitAddress(r)
 	if perr != nil {
+		s.setups.leave()
 		writeProblem(w, perr)
 		return
 	}
 	defer s.perAddr.release(addr)
 	claims, p, ep, perr := s.httpAccess(r, protocol.OpSubscribe)
-	if perr != nil {
-		writeProblem(w, perr)
-		return
+	var from protocol.From
+	if perr == nil {
+		from, perr = sseFrom(r)
 	}
-	from, perr := sseFrom(r)
+	// The rest may wait on the registry or Kafka: not in the gate (setupgate.go).
+	s.setups.leave()
 	if perr != nil {
 		writeProblem(w, perr)
 		return

@@ -44,6 +44,10 @@ func (s *Edge) serveWS(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, protocol.Errorf(protocol.CodeBadFrame, "the WebSocket subprotocol must be %q (Sec-WebSocket-Protocol)", Subprotocol))
 		return
 	}
+	if !s.setups.enter(r.Context()) {
+		return // the client left while waiting
+	}
+	defer s.setups.leave()
 	addr, perr := s.admitAddress(r)
 	if perr != nil {
 		writeProblem(w, perr)

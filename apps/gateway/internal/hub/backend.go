@@ -52,6 +52,11 @@ var ErrTopicNotFound = errors.New("topic does not exist in Kafka")
 // alone does not help.
 var ErrTopicAccessDenied = errors.New("access to the topic denied by Kafka's ACLs")
 
+// ErrRecordRefused is returned (wrapped) for a produced record that Kafka
+// refused for good (too large, invalid): it was not written. Any other produce
+// failure may come after a broker appended the record.
+var ErrRecordRefused = errors.New("Kafka refused the record")
+
 // ErrEpochChanged is returned by Backend.Read when the topic is no longer the
 // incarnation asked for: its records must not go out under the old epoch.
 var ErrEpochChanged = errors.New("topic was deleted and created again")

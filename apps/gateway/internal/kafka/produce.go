@@ -24,8 +24,13 @@ func (c *Cluster) Produce(ctx context.Context, topic string, key, value []byte, 
 		}
 	}
 	c.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
-		if errors.Is(err, kerr.TopicAuthorizationFailed) {
+		var ke *kerr.Error
+		switch {
+		case errors.Is(err, kerr.TopicAuthorizationFailed):
 			err = fmt.Errorf("%w: %w", hub.ErrTopicAccessDenied, err)
+		case errors.As(err, &ke) && !ke.Retriable:
+			// The broker's answer for this record's batch: not appended.
+			err = fmt.Errorf("%w: %w", hub.ErrRecordRefused, err)
 		}
 		done(r.Partition, r.Offset, err)
 	})

@@ -30,6 +30,10 @@ const (
 	CodeAddressLimit Code = 4294
 	CodeInternal     Code = 5000
 	CodeUnavailable  Code = 5003
+	// CodePublishUnconfirmed answers a publish whose record Kafka did not
+	// confirm within the publish timeout, or failed after it was sent: it may
+	// or may not be written.
+	CodePublishUnconfirmed Code = 5004
 	// CodeTopicAccessDenied: Kafka's ACLs deny the gateway's own principal the
 	// topic (not the client's token): an operator must grant it.
 	CodeTopicAccessDenied Code = 5030
@@ -63,6 +67,8 @@ func (c Code) HTTPStatus() int {
 		return 409
 	case CodeUnavailable:
 		return 503
+	case CodePublishUnconfirmed:
+		return 504
 	case CodeInternal, CodeTopicAccessDenied:
 		return 500
 	default:

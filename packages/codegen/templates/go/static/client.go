@@ -56,6 +56,7 @@ const (
 	CodeAlreadySubscribed    = 4090
 	CodeInternal             = 5000
 	CodeUnavailable          = 5003
+	CodePublishUnconfirmed   = 5004 // a publish that may or may not be written
 	CodeTimeout              = 6001
 	CodeDisconnected         = 6002
 	CodeClosed               = 6003

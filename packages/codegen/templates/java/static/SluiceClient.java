@@ -42,7 +42,7 @@ public final class SluiceClient implements AutoCloseable {
     // Error codes of PROTOCOL.md ("Errors"), plus client-side ones (>= 6000).
     public static final int BAD_FRAME = 4000, UNAUTHENTICATED = 4001, FORBIDDEN = 4003, NOT_FOUND = 4004,
             NOT_ALLOWED = 4005, TOKEN_EXPIRED = 4008, REVOKED = 4009, INVALID_PAYLOAD = 4022,
-            TOO_MANY_SUBSCRIPTIONS = 4029, ALREADY_SUBSCRIBED = 4090, INTERNAL = 5000, UNAVAILABLE = 5003,
+            TOO_MANY_SUBSCRIPTIONS = 4029, ALREADY_SUBSCRIBED = 4090, INTERNAL = 5000, UNAVAILABLE = 5003, PUBLISH_UNCONFIRMED = 5004,
             TIMEOUT = 6001, DISCONNECTED = 6002, CLOSED = 6003,
             /** The first connection could be made to none of the gateway URLs. */
             UNREACHABLE = 6004;
