@@ -177,6 +177,9 @@ type pubCount struct {
 	ackedTwice, inKafkaTwice int64
 	errors                   map[int64]int64 // answered with an error, by code
 	errorsInKafka            int64           // ... and in Kafka all the same
+	// refusedInKafka: answered with an error that says "not written" (any
+	// but 5004, PROTOCOL.md "Publishing") and in Kafka all the same (must be 0).
+	refusedInKafka int64
 	// unanswered: in flight when the connection ended (allowed); how many
 	// of them Kafka holds.
 	unanswered, unansweredInKafka int64
@@ -190,6 +193,10 @@ type pubCount struct {
 // default, 10 s) plus a second: an answer later than this is one the gateway
 // did not bound as it means to.
 const answerBound = 11 * time.Second
+
+// codePublishUnconfirmed is the one error answering a publish that leaves its
+// outcome open: Kafka did not confirm it (PROTOCOL.md, "Publishing").
+const codePublishUnconfirmed = 5004
 
 func (c *pubCount) add(o *pubCount) {
 	c.sent += o.sent
@@ -205,6 +212,7 @@ func (c *pubCount) add(o *pubCount) {
 		c.errors[code] += n
 	}
 	c.errorsInKafka += o.errorsInKafka
+	c.refusedInKafka += o.refusedInKafka
 	c.unanswered += o.unanswered
 	c.unansweredInKafka += o.unansweredInKafka
 	c.notSent += o.notSent
@@ -244,6 +252,9 @@ func classifyPublishes(l *ackLog, v *verifier, transportOf func(proc uint32) str
 		} else if code, ok := l.errored[id]; ok {
 			c.errors = map[int64]int64{code: 1}
 			c.errorsInKafka = min(copies, 1)
+			if code != codePublishUnconfirmed {
+				c.refusedInKafka = c.errorsInKafka
+			}
 		} else if l.unanswered[id] {
 			c.unanswered = 1
 			c.unansweredInKafka = min(copies, 1)
@@ -290,8 +301,8 @@ func printPubCounts(indent string, counts map[string]*pubCount) {
 	}
 	for _, tr := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[tr]
-		fmt.Printf("%sgateway publishes %-4s %d settled: acknowledged %d: not in Kafka %d, elsewhere or altered %d, acknowledged twice %d, in Kafka twice %d; error answers %s (%d in Kafka); unanswered %d (%d in Kafka); not sent %d (%d in Kafka); answered after more than %s %d (slowest %.1f s)\n",
-			indent, tr, c.sent, c.acked, c.ackedMissing, c.ackedElsewhere, c.ackedTwice, c.inKafkaTwice, codesLine(c.errors), c.errorsInKafka, c.unanswered, c.unansweredInKafka, c.notSent, c.notSentInKafka,
+		fmt.Printf("%sgateway publishes %-4s %d settled: acknowledged %d: not in Kafka %d, elsewhere or altered %d, acknowledged twice %d, in Kafka twice %d; error answers %s (%d in Kafka, %d of them answered not written); unanswered %d (%d in Kafka); not sent %d (%d in Kafka); answered after more than %s %d (slowest %.1f s)\n",
+			indent, tr, c.sent, c.acked, c.ackedMissing, c.ackedElsewhere, c.ackedTwice, c.inKafkaTwice, codesLine(c.errors), c.errorsInKafka, c.refusedInKafka, c.unanswered, c.unansweredInKafka, c.notSent, c.notSentInKafka,
 			answerBound, c.slowAnswers, float64(c.slowest)/1e9)
 	}
 }
@@ -326,15 +337,16 @@ func (p *gatewayPublisher) printSummary(total map[string]*pubCount) {
 		fmt.Printf("  in Kafka without an acknowledgement: %s\n", e)
 	}
 	printPubCounts("  ", total)
-	var missing, elsewhere, twice int64
+	var missing, elsewhere, twice, refused int64
 	for _, c := range total {
 		missing += c.ackedMissing
 		elsewhere += c.ackedElsewhere
 		twice += c.ackedTwice + c.inKafkaTwice
+		refused += c.refusedInKafka
 	}
-	if missing+elsewhere+twice > 0 || p.checked.NeverAckedOther > 0 || p.checked.OutOfOrder > 0 {
-		fmt.Printf("  ACKNOWLEDGEMENT CHECK FAILED: %d acknowledged but not in Kafka, %d elsewhere or altered, %d twice, %d records of publishes without an outcome, %d out of order\n",
-			missing, elsewhere, twice, p.checked.NeverAckedOther, p.checked.OutOfOrder)
+	if missing+elsewhere+twice+refused > 0 || p.checked.NeverAckedOther > 0 || p.checked.OutOfOrder > 0 {
+		fmt.Printf("  ACKNOWLEDGEMENT CHECK FAILED: %d acknowledged but not in Kafka, %d elsewhere or altered, %d twice, %d answered 'not written' but in Kafka, %d records of publishes without an outcome, %d out of order\n",
+			missing, elsewhere, twice, refused, p.checked.NeverAckedOther, p.checked.OutOfOrder)
 	} else {
 		fmt.Printf("  every acknowledgement holds (unanswered publishes found in Kafka are allowed: the client could not know; they were never sent again)\n")
 	}

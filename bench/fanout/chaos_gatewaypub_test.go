@@ -26,6 +26,7 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 2, Offset: 5003, Sent: 140, At: 140})
 	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 3, Offset: 5003, Sent: 141, At: 141}) // in Kafka all the same
 	l.add(1, ackEvent{Conn: 0, Partition: eventNotSent, N: 4, Sent: 150, At: 150})
+	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 6, Offset: 5004, Sent: 160, At: 160}) // unconfirmed, in Kafka: allowed
 	l.add(1, ackEvent{Conn: 0, Partition: eventError, N: 5, Offset: 4293, Sent: 500, At: 500}) // in no window
 	ack(0, 1, 1, 30, 300)                                                                      // ws, in no window, not in Kafka...
 	l.settled[pubID{0, 1, 1}] = 300 + int64(12*time.Second)                                    // ... and acknowledged 12 s after its send
@@ -40,6 +41,7 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	rec(1, 0, 1, 20)
 	rec(1, 0, 1, 21)
 	rec(1, 0, 3, 22)
+	rec(1, 0, 6, 23)
 	p.checkRecord(&kgo.Record{Key: []byte("k1"), Value: []byte(`{"k":1,"n":1}`)}) // the direct producer's: not checked
 	p.finish()
 	per, total := p.counts([][2]int64{{0, 100}, {100, 200}})
@@ -52,17 +54,18 @@ func TestClassifyPublishesPerWindowAndTransport(t *testing.T) {
 	if w1ws.sent != 2 || w1ws.unanswered != 2 || w1ws.unansweredInKafka != 1 || w1ws.acked != 0 {
 		t.Fatalf("window 1 ws: %+v", w1ws)
 	}
-	if w1http.sent != 4 || w1http.acked != 1 || w1http.inKafkaTwice != 1 || w1http.errors[5003] != 2 || w1http.errorsInKafka != 1 || w1http.notSent != 1 || w1http.ackedMissing != 0 {
+	if w1http.sent != 5 || w1http.acked != 1 || w1http.inKafkaTwice != 1 || w1http.errors[5003] != 2 || w1http.errors[5004] != 1 || w1http.errorsInKafka != 2 ||
+		w1http.refusedInKafka != 1 || w1http.notSent != 1 || w1http.ackedMissing != 0 {
 		t.Fatalf("window 1 http: %+v", w1http)
 	}
-	if total["http"].sent != 5 || total["http"].errors[4293] != 1 || total["ws"].sent != 6 || total["ws"].ackedMissing != 2 ||
+	if total["http"].sent != 6 || total["http"].errors[4293] != 1 || total["ws"].sent != 6 || total["ws"].ackedMissing != 2 ||
 		total["ws"].slowAnswers != 1 || total["ws"].slowest != int64(12*time.Second) || total["http"].slowAnswers != 0 {
 		t.Fatalf("totals ws %+v http %+v", total["ws"], total["http"])
 	}
-	if p.checked.Missing != 2 || p.checked.Misplaced != 1 || p.checked.WrittenTwice != 1 || p.checked.NeverAckedUnanswered != 1 || p.checked.NeverAckedAfterError != 1 || p.checked.Foreign != 0 {
+	if p.checked.Missing != 2 || p.checked.Misplaced != 1 || p.checked.WrittenTwice != 1 || p.checked.NeverAckedUnanswered != 1 || p.checked.NeverAckedAfterError != 2 || p.checked.Foreign != 0 {
 		t.Fatalf("verification %+v", p.checked)
 	}
-	if len(p.inKafkaUnacked) != 2 || !strings.Contains(p.inKafkaUnacked[0], "p0c0 n=4 (unanswered)") || !strings.Contains(p.inKafkaUnacked[1], "p1c0 n=3 (answered 5003)") {
+	if len(p.inKafkaUnacked) != 3 || !strings.Contains(p.inKafkaUnacked[0], "p0c0 n=4 (unanswered)") || !strings.Contains(p.inKafkaUnacked[1], "p1c0 n=3 (answered 5003)") {
 		t.Fatalf("examples %q", p.inKafkaUnacked)
 	}
 }
