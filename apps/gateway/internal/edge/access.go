@@ -217,15 +217,16 @@ func (s *Edge) publish(ctx context.Context, c *auth.Claims, p protocol.Path, ep 
 }
 
 // produceError is the answer to a publish whose record the producer failed.
-// Only a refusal Kafka gave for the record itself (not retriable: too large,
-// invalid, not authorised) means it was not written. Any other failure (a
+// Only a refusal of the record itself (Kafka's, not retriable: too large,
+// invalid, not authorised; or the producer's, its buffer full) means it was
+// not written. Any other failure (a
 // timeout, a connection lost with the request in flight, retries exhausted)
 // can come after a broker appended the record: its outcome is unknown.
 func produceError(topic string, err error) *protocol.Error {
 	if errors.Is(err, hub.ErrTopicAccessDenied) {
 		return kafkaError(topic, err)
 	}
-	if errors.Is(err, hub.ErrRecordRefused) {
+	if errors.Is(err, hub.ErrNotWritten) {
 		return protocol.Errorf(protocol.CodeUnavailable, "%v: not written", err)
 	}
 	return protocol.Errorf(protocol.CodePublishUnconfirmed, "Kafka did not confirm the message (%v): it may or may not be written (publishing it again may write it twice)", err)

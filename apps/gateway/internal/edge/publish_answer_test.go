@@ -117,7 +117,7 @@ func TestPublishFailureSaysWhetherTheMessageCanBeWritten(t *testing.T) {
 		err  error
 		code protocol.Code
 	}{
-		{"a refusal of the record is not written", fmtWrap(hub.ErrRecordRefused, kerr.MessageTooLarge), protocol.CodeUnavailable},
+		{"a refusal of the record is not written", fmtWrap(hub.ErrNotWritten, kerr.MessageTooLarge), protocol.CodeUnavailable},
 		{"the topic's ACL", fmtWrap(hub.ErrTopicAccessDenied, kerr.TopicAuthorizationFailed), protocol.CodeTopicAccessDenied},
 		{"a timeout after sending is unknown", context.DeadlineExceeded, protocol.CodePublishUnconfirmed},
 		{"a lost connection is unknown", errors.New("broker closed the connection"), protocol.CodePublishUnconfirmed},

@@ -52,10 +52,12 @@ var ErrTopicNotFound = errors.New("topic does not exist in Kafka")
 // alone does not help.
 var ErrTopicAccessDenied = errors.New("access to the topic denied by Kafka's ACLs")
 
-// ErrRecordRefused is returned (wrapped) for a produced record that Kafka
-// refused for good (too large, invalid): it was not written. Any other produce
-// failure may come after a broker appended the record.
-var ErrRecordRefused = errors.New("Kafka refused the record")
+// ErrNotWritten is returned (wrapped) for a record to produce that was
+// certainly not written: Kafka refused it for good (too large, invalid), or
+// the producer had no room to buffer it (Kafka unreachable for long enough to
+// fill it). Any other produce failure may come after a broker appended the
+// record.
+var ErrNotWritten = errors.New("Kafka did not take the record")
 
 // ErrEpochChanged is returned by Backend.Read when the topic is no longer the
 // incarnation asked for: its records must not go out under the old epoch.

@@ -22,25 +22,61 @@ const metaTTL = 10 * time.Second
 type cachedMeta struct {
 	meta hub.TopicMeta
 	at   time.Time
+	// refreshing: a background fetch of a stale entry is under way.
+	refreshing bool
 }
 
+// metaRefreshTimeout bounds a background refresh of a stale entry.
+const metaRefreshTimeout = 10 * time.Second
+
 // Meta returns the topic's id (as the epoch) and partition count, cached for
-// metaTTL.
+// metaTTL. A stale entry is returned at once while one background fetch
+// refreshes it: a publish waits for Kafka's metadata only the first time its
+// topic is used. Why: a connection handles its publish frames one after
+// another, and during a broker outage each fetch waited for its timeout, so
+// a connection's publishes queued behind one another for minutes (a fault
+// run's all-brokers scenario answered publishes 72 s after their send).
 func (c *Cluster) Meta(ctx context.Context, topic string) (hub.TopicMeta, error) {
 	c.metaMu.Lock()
 	cached, ok := c.meta[topic]
+	if ok && time.Since(cached.at) >= metaTTL && !cached.refreshing {
+		cached.refreshing = true
+		c.meta[topic] = cached
+		go c.refreshMeta(topic)
+	}
 	c.metaMu.Unlock()
-	if ok && time.Since(cached.at) < metaTTL {
+	if ok {
 		return cached.meta, nil
 	}
 	m, err := c.fetchMeta(ctx, topic)
 	if err != nil {
 		return m, err
 	}
-	c.metaMu.Lock()
-	c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
-	c.metaMu.Unlock()
+	c.remember(topic, m)
 	return m, nil
+}
+
+// refreshMeta fetches a stale entry again; on failure the entry stays (still
+// stale) and the next Meta call tries again.
+func (c *Cluster) refreshMeta(topic string) {
+	ctx, cancel := context.WithTimeout(context.Background(), metaRefreshTimeout)
+	defer cancel()
+	m, err := c.fetchMeta(ctx, topic)
+	c.metaMu.Lock()
+	defer c.metaMu.Unlock()
+	cached, ok := c.meta[topic]
+	if !ok {
+		return // forgotten meanwhile (the topic is gone)
+	}
+	switch {
+	case errors.Is(err, hub.ErrTopicNotFound):
+		delete(c.meta, topic) // the next publish fetches it, and hears it is gone
+	case err != nil:
+		cached.refreshing = false
+		c.meta[topic] = cached
+	default:
+		c.meta[topic] = cachedMeta{meta: m, at: time.Now()}
+	}
 }
 
 // remember replaces the cached metadata with what a live consumer just found,
