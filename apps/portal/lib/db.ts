@@ -12,6 +12,16 @@ export type DbOrTx = Database | Tx;
 const holder = globalThis as typeof globalThis & { __sluiceDb?: Database };
 
 export function getDb(): Database {
-  holder.__sluiceDb ??= createDb({ max: 10 });
+  if (!holder.__sluiceDb) {
+    const db = createDb({ max: 10 });
+    // An idle pooled connection that PostgreSQL closes (a restart, a failover,
+    // an idle timeout) is reported as an "error" event on the pool, which then
+    // drops it and opens a new one when needed. Without a listener Node treats
+    // the event as an uncaught exception (Next.js logs "uncaughtException" for
+    // each one and carries on); the requests in flight get their own errors,
+    // answered 503 (database-unavailable.ts).
+    db.$client.on("error", (err) => console.warn(`database: a pooled connection failed (${err.message}); it is replaced when needed`));
+    holder.__sluiceDb = db;
+  }
   return holder.__sluiceDb;
 }
