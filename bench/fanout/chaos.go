@@ -29,10 +29,11 @@ type chaosSettings struct {
 	kafkaPort                  int
 	kafkaHeap, kafkaDir        string
 	backoffInitial, backoffMax time.Duration
+	stack                      stackSettings // bridge-kill, postgres-restart (chaos_stack.go)
 }
 
 // chaosScenarios are the faults a run can inject, in the default order.
-var chaosScenarios = []string{"leader-kill", "broker-stall", "all-brokers", "gateway-kill"}
+var chaosScenarios = []string{"leader-kill", "broker-stall", "all-brokers", "gateway-kill", "bridge-kill", "postgres-restart"}
 
 // chaosMain is `fanout chaos`: a local three-broker Kafka (bench/internal/kcluster),
 // two gateway nodes on it, clients spread over both and resuming like the SDK,
@@ -70,6 +71,7 @@ func chaosMain(args []string) {
 	fs.StringVar(&c.kafkaDir, "kafka-dir", "", "the cluster's directory (properties, data, node-<id>.log), kept after the run (default: a temporary one, removed)")
 	fs.DurationVar(&c.backoffInitial, "backoff-initial", 500*time.Millisecond, "clients' first reconnect delay bound (full jitter, doubling; the SDK's default)")
 	fs.DurationVar(&c.backoffMax, "backoff-max", 30*time.Second, "clients' reconnect delay cap (the SDK's default)")
+	c.stack.flags(fs)
 	_ = fs.Parse(args)
 	if s.gatewayBin == "" {
 		log.Fatal("-gateway is required (cd apps/gateway && go build -o /tmp/sluice-gateway ./cmd/gateway)")
@@ -87,6 +89,7 @@ func chaosMain(args []string) {
 		}
 		scenarios = append(scenarios, name)
 	}
+	c.stack.enabled = needsStack(scenarios)
 	s.failover.nodes = 2
 	runChaos(s, c, scenarios)
 }
@@ -111,6 +114,7 @@ type chaosRun struct {
 	catalogTopic string
 	topics       []string // every topic of the run, checked for health
 	nodes        []*chaosNode
+	stack        *catalogStack // with bridge-kill or postgres-restart: the catalog comes from the portal
 }
 
 // chaosNode is a gateway process that a scenario may kill and restart.
@@ -166,7 +170,13 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	must(err)
 	defer r.kc.Close()
 	var token string
-	r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, "subscribe")
+	if c.stack.enabled {
+		r.stack = startCatalogStack(ctx, r)
+		defer r.stack.close()
+		token = r.stack.token
+	} else {
+		r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, "subscribe")
+	}
 
 	var urls []string
 	for _, n := range failoverNodes(s) {
@@ -176,6 +186,9 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 		urls = append(urls, "ws://"+n.addr+"/ws")
 	}
 	defer r.stopNodes()
+	if r.stack != nil {
+		r.stack.startWriter(r.nodes)
+	}
 
 	var pub loadPublisher = newKafkaPublisher(s.kafka, r.topic, s.keys, s.payload, s.keyPeriod)
 	stopPub, pubDone := make(chan struct{}), make(chan struct{})
@@ -213,6 +226,9 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	holds := readBack(ctx, s.kafka, r.topic, s.keys)
 	loadAfter := loadAvg()
 	r.report(results, total, pub, holds, probe, start, pubStopped)
+	if r.stack != nil {
+		r.stack.finish(ctx, results, s.kafka, r.catalogTopic)
+	}
 	fmt.Printf("load average before: %s; after: %s\n", loadBefore, loadAfter)
 }
 
@@ -306,6 +322,8 @@ func (r *chaosRun) inject(ctx context.Context, sc *scenarioResult) {
 		<-a.exited
 		sc.end = time.Now()
 		sc.note("gateway node A SIGKILLed with %.0f connections; its clients resume on B", conns)
+	default:
+		r.stack.inject(sc)
 	}
 }
 
@@ -328,6 +346,12 @@ func (r *chaosRun) recoverFrom(ctx context.Context, sc *scenarioResult, i int) {
 		sc.note("node A started again (its former clients stay on B)")
 	}
 	for _, n := range r.nodes {
+		if r.stack != nil {
+			rv, line := r.stack.checkRevocation(r.topic, n.name, n.addr)
+			sc.revocations = append(sc.revocations, rv)
+			sc.note("revocation through the portal's API: %s", line)
+			continue
+		}
 		rv := checkRevocation(ctx, r.kc, r.key, r.catalogTopic, r.topic, n.name, n.addr, fmt.Sprintf("chaos-revoke-%d-%s", i, n.name))
 		sc.revocations = append(sc.revocations, rv)
 		sc.note("revocation: %s", rv)
