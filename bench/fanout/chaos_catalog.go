@@ -656,9 +656,9 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 					if f.name == "postgres-restart" {
 						from, what = f.pgBackAt, "PostgreSQL's return"
 					}
-					log := k.bridges[f.leader].logPath
+					logPath := k.bridges[f.leader].logPath
 					fmt.Printf("  bridge %d (its log): took the publisher lock %s after %s, in sync (topic read back, catalog reconciled) %s after it\n",
-						f.leader, since0(bridgeLogTime(log, "holding the publisher lock", from), from), what, since0(bridgeLogTime(log, " is in sync ", from), from))
+						f.leader, since0(bridgeLogTime(logPath, "holding the publisher lock", from), from), what, since0(bridgeLogTime(logPath, " is in sync ", from), from))
 				}
 			}
 		}

@@ -165,7 +165,10 @@ type stackFault struct {
 func startCatalogStack(ctx context.Context, r *chaosRun) *catalogStack {
 	st := &r.c.stack
 	k := &catalogStack{st: st, faults: map[string]*stackFault{},
-		client: &http.Client{Timeout: st.apiTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+		// Idle connections are dropped before Node's keep-alive timeout (5 s):
+		// a request on a connection the server is closing at that instant
+		// fails with a reset that is the client's race, not the portal's answer.
+		client: &http.Client{Timeout: st.apiTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 3 * time.Second}}}
 	repo, err := filepath.Abs(st.repo)
 	must(err)
 	st.repo = repo
