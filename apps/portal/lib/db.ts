@@ -14,13 +14,19 @@ const holder = globalThis as typeof globalThis & { __sluiceDb?: Database };
 export function getDb(): Database {
   if (!holder.__sluiceDb) {
     const db = createDb({ max: 10 });
-    // An idle pooled connection that PostgreSQL closes (a restart, a failover,
-    // an idle timeout) is reported as an "error" event on the pool, which then
-    // drops it and opens a new one when needed. Without a listener Node treats
-    // the event as an uncaught exception (Next.js logs "uncaughtException" for
-    // each one and carries on); the requests in flight get their own errors,
-    // answered 503 (database-unavailable.ts).
-    db.$client.on("error", (err) => console.warn(`database: a pooled connection failed (${err.message}); it is replaced when needed`));
+    // A connection that PostgreSQL closes (a restart, a failover, an idle
+    // timeout) raises an "error" event: on the pool for an idle connection
+    // (the pool then drops it), and on the client itself for one checked out
+    // but between queries (a transaction waiting on the portal's own work).
+    // An "error" event without a listener is an uncaught exception (Next.js
+    // logs "uncaughtException" and carries on; nothing should rely on that).
+    // The request that holds the connection fails on its own with "not
+    // queryable", answered 503 (database-unavailable.ts).
+    const pool = db.$client;
+    pool.on("error", (err) => console.warn(`database: an idle pooled connection failed (${err.message}); it is replaced when needed`));
+    pool.on("connect", (client) =>
+      client.on("error", (err) => console.warn(`database: a connection in use failed (${err.message}); its request fails`)),
+    );
     holder.__sluiceDb = db;
   }
   return holder.__sluiceDb;
