@@ -44,6 +44,8 @@ describe("database unavailable", () => {
     const mapped = databaseUnavailable(wrapped(adminShutdown()));
     assert.equal(mapped?.status, 503);
     assert.match(mapped!.message, /may or may not have been saved/);
+    // What the log shows: the driver's words, not the failed query's text and parameters.
+    assert.equal(mapped!.cause, "57P01: terminating connection due to administrator command");
     assert.doesNotMatch(mapped!.message, /Nothing was changed/);
   });
 

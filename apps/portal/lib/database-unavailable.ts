@@ -42,22 +42,28 @@ function* chain(err: unknown, depth = 0): Generator<{ code?: unknown; message?: 
  */
 export function databaseUnavailable(err: unknown): AppError | undefined {
   let kind: "never-connected" | "cut-off" | undefined;
+  let reason = "";
   for (const e of chain(err)) {
     const code = typeof e.code === "string" ? e.code : "";
     const message = typeof e.message === "string" ? e.message : "";
     if (NEVER_CONNECTED.has(code) || NEVER_CONNECTED_MESSAGE.test(message)) kind ??= "never-connected";
     else if (CUT_OFF.has(code) || CUT_OFF_MESSAGE.test(message)) kind = "cut-off";
+    else continue;
+    reason ||= code ? `${code}: ${message}` : message;
   }
   if (!kind) return undefined;
   const outcome =
     kind === "never-connected"
       ? "Nothing was changed."
       : "If this request was saving a change, it may or may not have been saved: check before repeating it.";
-  return new AppError(
+  const unavailable = new AppError(
     "unavailable",
     503,
     `The database is unavailable (restarting or unreachable); try again in a few seconds. ${outcome}`,
     [],
     DATABASE_RETRY_AFTER_SECONDS,
   );
+  // For the log: the driver's own words, not the failed query and its parameters.
+  unavailable.cause = reason;
+  return unavailable;
 }

@@ -36,7 +36,9 @@ export function problemResponse(code: string, status: number, detail: string, er
 
 export function problemFromError(thrown: unknown): Response {
   // A database outage is a 503 the caller can retry, not an internal error.
-  const err = databaseUnavailable(thrown) ?? thrown;
+  const outage = databaseUnavailable(thrown);
+  if (outage) console.warn(`api: the database is unavailable (${String(outage.cause)}); answered 503`);
+  const err = outage ?? thrown;
   if (err instanceof AppError) {
     const headers: Record<string, string> = err.retryAfter ? { "retry-after": String(err.retryAfter) } : {};
     if (err.status === 401) headers["www-authenticate"] = 'Bearer realm="sluice"';
