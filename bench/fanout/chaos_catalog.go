@@ -608,11 +608,12 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// A change belongs to the window in which the portal answered it.
 	for _, c := range w.changes {
-		if c.sent.IsZero() {
+		if c.answered.IsZero() {
 			continue
 		}
-		win := windowOf(c.sent)
+		win := windowOf(c.answered)
 		if win == nil {
 			continue
 		}
@@ -662,7 +663,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 				}
 			}
 		}
-		fmt.Printf("  changes sent: %d, acknowledged (2xx): %d; answers: %s\n", a.sent, a.acked, fmtCounts(a.answers))
+		fmt.Printf("  changes answered: %d, acknowledged (2xx): %d; answers: %s\n", a.sent, a.acked, fmtCounts(a.answers))
 		fmt.Printf("  portal request time                 ms %s\n", pctChanges(a.took))
 		for i := range nodes {
 			fmt.Printf("  2xx answer -> served on node %s      ms %s; never served: %d\n", w.probes[i].name, pctChanges(a.lat[i]), a.notServed[i])

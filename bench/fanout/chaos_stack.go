@@ -48,6 +48,9 @@ var stackHelperSource []byte
 // stackScenarios need the catalog stack.
 var stackScenarios = []string{"bridge-kill", "postgres-restart"}
 
+// isStackScenario reports whether scenario needs the catalog stack.
+func isStackScenario(scenario string) bool { return contains(stackScenarios, scenario) }
+
 // stackSettings are the flags of the catalog stack.
 type stackSettings struct {
 	enabled     bool // set when a scenario needs it
