@@ -421,6 +421,7 @@ func (k *catalogStack) checkRevocation(topic, node, addr string) (revocation, st
 		r.err = "socket still open 10 s after the revocation request"
 		return r, "node " + node + ": " + r.err
 	}
+	k.revoked = append(k.revoked, revocationTiming{jti: out.TokenInfo.Jti, node: node, sent: t0, answered: t0.Add(res.took), closed: t0.Add(r.closeAfter)})
 	ok := "OK"
 	if r.closeAfter > time.Second || r.code != 4009 {
 		ok = "FAIL"
@@ -487,7 +488,8 @@ func (k *catalogStack) finish(ctx context.Context, results []*scenarioResult, br
 // topicRecord is one catalog record as read back (read_committed).
 type topicRecord struct {
 	key   string
-	value string // canonical JSON; "" for a tombstone
+	value string    // canonical JSON; "" for a tombstone
+	ts    time.Time // the bridge's producer stamps it when it sends (CreateTime)
 }
 
 func readCatalogTopic(ctx context.Context, brokers, topic string) []topicRecord {
@@ -516,7 +518,7 @@ func readCatalogTopic(ctx context.Context, brokers, topic string) []topicRecord 
 			if r.Value != nil {
 				v = canonicalJSON(r.Value)
 			}
-			out = append(out, topicRecord{key: string(r.Key), value: v})
+			out = append(out, topicRecord{key: string(r.Key), value: v, ts: r.Timestamp})
 			if r.Offset >= end-1 {
 				reached = true
 			}
@@ -586,6 +588,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 		answers               map[string]int
 		took                  []int64
 		lat                   [][]int64 // per node, ns
+		latAfter              [][]int64 // per node, ns: answered after the fault's end
 		notServed             []int
 		firstAckAfterEnd      time.Time
 		firstAckServedAfterAt []time.Time
@@ -594,7 +597,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 	var order []string
 	for _, win := range windows {
 		if _, ok := aggs[win.name]; !ok {
-			aggs[win.name] = &agg{answers: map[string]int{}, lat: make([][]int64, nodes), notServed: make([]int, nodes)}
+			aggs[win.name] = &agg{answers: map[string]int{}, lat: make([][]int64, nodes), latAfter: make([][]int64, nodes), notServed: make([]int, nodes)}
 			order = append(order, win.name)
 		}
 	}
@@ -627,7 +630,12 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 				if c.served[i].IsZero() {
 					a.notServed[i]++
 				} else {
-					a.lat[i] = append(a.lat[i], int64(max(c.served[i].Sub(c.answered), 0)))
+					d := int64(max(c.served[i].Sub(c.answered), 0))
+					if win.fault != nil && !c.answered.Before(win.fault.end) {
+						a.latAfter[i] = append(a.latAfter[i], d)
+					} else {
+						a.lat[i] = append(a.lat[i], d)
+					}
 				}
 			}
 			if win.fault != nil && !win.fault.end.IsZero() && c.sent.After(win.fault.end) && (a.firstAckAfterEnd.IsZero() || c.answered.Before(a.firstAckAfterEnd)) {
@@ -665,8 +673,18 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 		}
 		fmt.Printf("  changes answered: %d, acknowledged (2xx): %d; answers: %s\n", a.sent, a.acked, fmtCounts(a.answers))
 		fmt.Printf("  portal request time                 ms %s\n", pctChanges(a.took))
+		fault := windowIsFault(windows, name)
 		for i := range nodes {
-			fmt.Printf("  2xx answer -> served on node %s      ms %s; never served: %d\n", w.probes[i].name, pctChanges(a.lat[i]), a.notServed[i])
+			during := ""
+			if fault {
+				during = " (answered during the fault)"
+			}
+			fmt.Printf("  2xx answer -> served on node %s      ms %s%s; never served: %d\n", w.probes[i].name, pctChanges(a.lat[i]), during, a.notServed[i])
+		}
+		for i := range nodes {
+			if fault {
+				fmt.Printf("  2xx answer -> served on node %s      ms %s (answered after its end)\n", w.probes[i].name, pctChanges(a.latAfter[i]))
+			}
 		}
 		for _, win := range windows {
 			if win.name != name || win.fault == nil {
@@ -792,6 +810,25 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 			example("change %d (%s %s) acknowledged, never on the topic", c.idx, c.op, c.ep.path)
 		}
 	}
+	// Changes without a clear answer: did they commit? (The database says:
+	// a create or update whose index it holds, a delete whose endpoint is gone.)
+	titles := map[int]bool{}
+	for key, v := range dbState {
+		if strings.HasPrefix(key, "endpoint/") {
+			titles[changeOf(v)] = true
+		}
+	}
+	unclear, unclearCommitted := 0, 0
+	for _, c := range w.changes {
+		if c.acked() || c.answered.IsZero() || c.res.status/100 == 4 || (c.res.status == 503 && strings.Contains(c.res.problem, "Nothing was changed")) {
+			continue
+		}
+		unclear++
+		_, stillThere := dbState["endpoint/"+c.ep.id]
+		if (c.op != "delete" && titles[c.idx]) || (c.op == "delete" && !stillThere) {
+			unclearCommitted++
+		}
+	}
 	acked, uncertain := 0, 0
 	for _, c := range w.changes {
 		if c.acked() {
@@ -806,6 +843,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 	fmt.Printf("\n-- catalog: end of run --\n")
 	fmt.Printf("  %d changes sent, %d acknowledged; %d ticks skipped (%d requests unanswered); %d endpoints left out of the checks (a change without a clear answer: none, a 500, a 503 that cannot say)\n",
 		len(w.changes), acked, w.skipped, k.st.inflight, uncertain)
+	fmt.Printf("  changes without a clear answer: %d, of which the database holds %d (committed) and %d not\n", unclear, unclearCommitted, unclear-unclearCommitted)
 	fmt.Printf("  acknowledged, missing from the database afterwards: %d; database holds another state: %d (must be 0); refused (4xx/503) but committed: %d\n", chk.missingInDB, chk.wrongInDB, refusedCommitted)
 	fmt.Printf("  acknowledged creates/updates never on the catalog topic: %d (must be 0); carried twice in a row: %d; out of order: %d\n", lostOnTopic, twice, backwards)
 	fmt.Printf("  catalog topic (read_committed, %d records) vs the database (%d keys, %d outbox rows pending): only in the database %d, only on the topic %d, different values %d (must be 0 each)\n",
@@ -818,6 +856,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 	for _, e := range examples {
 		fmt.Printf("  e.g. %s\n", e)
 	}
+	k.printPathSplit(topicLog)
 }
 
 func fmtCounts(m map[string]int) string {
@@ -852,4 +891,78 @@ func pctChanges(ns []int64) string {
 	slices.Sort(ns)
 	at := func(q float64) float64 { return float64(ns[max(int(q*float64(len(ns))+0.999999)-1, 0)]) / 1e6 }
 	return fmt.Sprintf("p50 %.0f  p99 %.0f  max %.0f  (%d changes)", at(0.50), at(0.99), float64(ns[len(ns)-1])/1e6, len(ns))
+}
+
+func windowIsFault(windows []catWindow, name string) bool {
+	for _, w := range windows {
+		if w.name == name && w.fault != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// revocationTiming is one revocation check through the portal, to split its
+// time at the end: the record's timestamp on the catalog topic is when the
+// bridge sent it.
+type revocationTiming struct {
+	jti, node              string
+	sent, answered, closed time.Time
+}
+
+// printPathSplit splits commit -> served at the bridge's send (the record's
+// timestamp): how long changes waited in the portal/outbox/bridge, and how
+// long from the bridge's send to a gateway serving them.
+func (k *catalogStack) printPathSplit(topicLog []topicRecord) {
+	w := k.writer
+	sentAt := map[int]time.Time{} // change index -> first record carrying it
+	revokedAt := map[string]time.Time{}
+	for _, r := range topicLog {
+		if n := changeOf(r.value); n > 0 {
+			if _, ok := sentAt[n]; !ok {
+				sentAt[n] = r.ts
+			}
+		}
+		if strings.HasPrefix(r.key, "revoked/") && r.value != "" {
+			revokedAt[strings.TrimPrefix(r.key, "revoked/")] = r.ts
+		}
+	}
+	var toTopic []int64
+	toServed := make([][]int64, len(w.probes))
+	for _, c := range w.changes {
+		t, ok := sentAt[c.idx]
+		if !c.acked() || !ok {
+			continue
+		}
+		toTopic = append(toTopic, int64(t.Sub(c.answered)))
+		for i := range w.probes {
+			if !c.served[i].IsZero() {
+				toServed[i] = append(toServed[i], int64(c.served[i].Sub(t)))
+			}
+		}
+	}
+	fmt.Printf("  where the time goes (whole run; creates and updates, whose record names the change):\n")
+	fmt.Printf("    2xx answer -> the bridge sent the record (its timestamp)    ms %s (negative: sent before the answer arrived)\n", pctSigned(toTopic))
+	for i, p := range w.probes {
+		fmt.Printf("    the bridge sent it -> served on node %s                     ms %s\n", p.name, pctSigned(toServed[i]))
+	}
+	for _, rv := range k.revoked {
+		t, ok := revokedAt[rv.jti]
+		if !ok {
+			fmt.Printf("    revocation check on node %s: revoked/%s NOT ON THE TOPIC\n", rv.node, rv.jti)
+			continue
+		}
+		fmt.Printf("    revocation check on node %s: DELETE sent -> 204 %d ms; -> the bridge sent revoked/<jti> %d ms; -> socket closed %d ms\n",
+			rv.node, rv.answered.Sub(rv.sent).Milliseconds(), t.Sub(rv.sent).Milliseconds(), rv.closed.Sub(rv.sent).Milliseconds())
+	}
+}
+
+// pctSigned is pctChanges for durations that may be negative.
+func pctSigned(ns []int64) string {
+	if len(ns) == 0 {
+		return "(none)"
+	}
+	slices.Sort(ns)
+	at := func(q float64) float64 { return float64(ns[max(int(q*float64(len(ns))+0.999999)-1, 0)]) / 1e6 }
+	return fmt.Sprintf("p50 %.0f  p99 %.0f  max %.0f  (%d)", at(0.50), at(0.99), float64(ns[len(ns)-1])/1e6, len(ns))
 }

@@ -150,6 +150,7 @@ type catalogStack struct {
 	client    *http.Client
 	writer    *catalogWriter
 	faults    map[string]*stackFault
+	revoked   []revocationTiming
 }
 
 // stackFault is what a scenario of the stack measured beyond the clients' counts.
