@@ -76,6 +76,25 @@ type catalogWriter struct {
 	probes  []*catalogProbe
 	halted  bool
 	skipped int // ticks without a change: -catalog-inflight requests were unanswered
+	paused  bool
+}
+
+// pause stops new changes and waits (up to limit) until none is unanswered,
+// so a revocation check times the path, not the writer's queue at the portal.
+func (w *catalogWriter) pause(limit time.Duration) {
+	w.mu.Lock()
+	w.paused = true
+	w.mu.Unlock()
+	deadline := time.Now().Add(limit)
+	for w.inFlight() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (w *catalogWriter) resume() {
+	w.mu.Lock()
+	w.paused = false
+	w.mu.Unlock()
 }
 
 func newCatalogWriter(k *catalogStack, nodes []*chaosNode) *catalogWriter {
@@ -136,6 +155,10 @@ func (w *catalogWriter) inFlight() int {
 // endpoint whose last change is served everywhere, else a create.
 func (w *catalogWriter) next() {
 	w.mu.Lock()
+	if w.paused {
+		w.mu.Unlock()
+		return
+	}
 	// A portal that stops answering is not sent an ever longer queue: the
 	// writer keeps at most -catalog-inflight requests open and counts the
 	// ticks it skipped.
@@ -359,7 +382,16 @@ func (p *catalogProbe) observe(paths []string) ([]string, time.Time) {
 // mints a token, a client subscribes with it on the node, then the token is
 // revoked with DELETE /apps/{app}/tokens/{jti}; timed from sending that
 // request until the socket closes: portal → outbox → bridge → Kafka → gateway.
+//
+// The writer pauses for the check (its requests in flight answered first): at
+// 5 changes/s on two shared cores the portal queues requests for seconds, and
+// the revocation would time that queue; the writer's own figures show the
+// path under load.
 func (k *catalogStack) checkRevocation(topic, node, addr string) (revocation, string) {
+	if k.writer != nil {
+		k.writer.pause(k.st.apiTimeout)
+		defer k.writer.resume()
+	}
 	r := revocation{node: node}
 	var out struct {
 		Token     string `json:"token"`
