@@ -560,10 +560,12 @@ func (k *catalogStack) inject(sc *scenarioResult) {
 			sc.note("bridge %d's /healthz said leader %d ms and an empty outbox %s after the kill", f.leader, f.leaderAt.Sub(sc.start).Milliseconds(), since0(f.drainedAt, sc.start))
 		}
 		time.Sleep(time.Until(sc.start.Add(k.st.bridgeDown)))
+		restarted := time.Now()
 		k.startBridge(leader, "restart-")
 		waitHTTP("http://"+k.bridgeAt[leader]+"/healthz", time.Minute)
 		sc.end = time.Now()
-		sc.note("bridge %d started again (a standby now) after %s", leader, k.st.bridgeDown)
+		sc.note("bridge %d started again %s after the kill; its /healthz answered 200 (a standby) %s later",
+			leader, restarted.Sub(sc.start).Round(100*time.Millisecond), sc.end.Sub(restarted).Round(100*time.Millisecond))
 	case "postgres-restart":
 		pid := k.portal.cmd.Process.Pid
 		sc.start = time.Now()
