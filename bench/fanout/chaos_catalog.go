@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -77,6 +78,9 @@ type catalogWriter struct {
 	halted  bool
 	skipped int // ticks without a change: -catalog-inflight requests were unanswered
 	paused  bool
+	// the portal's CPU (clock ticks) when the writer started; its pid then
+	portalTicks int64
+	portalPid   int
 }
 
 // pause stops new changes and waits (up to limit) until none is unanswered,
@@ -102,6 +106,11 @@ func newCatalogWriter(k *catalogStack, nodes []*chaosNode) *catalogWriter {
 }
 
 func (w *catalogWriter) start() {
+	// The process that listens (next start runs its server in a child).
+	_, port, _ := net.SplitHostPort(w.k.st.portalAddr)
+	if w.portalPid = listenerPid(port); w.portalPid > 0 {
+		w.portalTicks = cpuTicks(w.portalPid)
+	}
 	token, _ := w.k.mintToken("/"+w.k.catTopic+"/*", 6*time.Hour, "fanout chaos catalog probe")
 	for i, n := range w.nodes {
 		p := &catalogProbe{w: w, node: i, name: n.name, addr: n.addr, token: token}
@@ -889,6 +898,18 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 		fmt.Printf("  e.g. %s\n", e)
 	}
 	k.printPathSplit(topicLog)
+	_, port, _ := net.SplitHostPort(k.st.portalAddr)
+	if pid := listenerPid(port); pid > 0 && pid == w.portalPid {
+		cpu := float64(cpuTicks(pid)-w.portalTicks) / float64(clockTicks())
+		answered := 0
+		for _, c := range w.changes {
+			if !c.answered.IsZero() {
+				answered++
+			}
+		}
+		fmt.Printf("  the portal's CPU while the writer ran: %.1f s for %d answered writes (and the probes' and checks' calls): %.0f ms per write\n",
+			cpu, answered, 1000*cpu/float64(max(answered, 1)))
+	}
 }
 
 func fmtCounts(m map[string]int) string {
