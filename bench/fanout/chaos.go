@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,10 +31,11 @@ type chaosSettings struct {
 	kafkaHeap, kafkaDir        string
 	backoffInitial, backoffMax time.Duration
 	load                       chaosLoadSettings // SSE clients, publishers through the gateway (chaos_load.go)
+	stack                      stackSettings     // bridge-kill, postgres-restart (chaos_stack.go)
 }
 
 // chaosScenarios are the faults a run can inject, in the default order.
-var chaosScenarios = []string{"leader-kill", "broker-stall", "all-brokers", "gateway-kill"}
+var chaosScenarios = []string{"leader-kill", "broker-stall", "all-brokers", "gateway-kill", "bridge-kill", "postgres-restart"}
 
 // chaosMain is `fanout chaos`: a local three-broker Kafka (bench/internal/kcluster),
 // two gateway nodes on it, clients spread over both and resuming like the SDK,
@@ -58,7 +60,8 @@ func chaosMain(args []string) {
 	fs.StringVar(&s.failover.debugB, "debug-b-addr", "127.0.0.1:18483", "node B's -debug-addr")
 	fs.StringVar(&s.gatewayLogs, "gateway-logs", "", "keep each node's log in <prefix><listen address>.log (a restarted node: <prefix>restart-<address>.log)")
 	fs.StringVar(&s.metering, "metering", "on", "gateway usage metering: on (into an RF-3 topic of the run's own) or off")
-	fs.StringVar(&c.scenarios, "scenarios", strings.Join(chaosScenarios, ","), "faults to inject, in this order: "+strings.Join(chaosScenarios, ", "))
+	// The default leaves out the catalog's own faults: they need a built portal (-repo).
+	fs.StringVar(&c.scenarios, "scenarios", strings.Join(slices.DeleteFunc(slices.Clone(chaosScenarios), isStackScenario), ","), "faults to inject, in this order: "+strings.Join(chaosScenarios, ", "))
 	fs.DurationVar(&c.recover, "recover", 30*time.Second, "recovery wait after each fault's end (at least until every partition has 3 in-sync replicas again), before its count and revocation check")
 	fs.DurationVar(&c.downFor, "down", 20*time.Second, "leader-kill: the killed broker is restarted after this")
 	fs.DurationVar(&c.outage, "outage", 60*time.Second, "all-brokers: how long every broker stays stopped")
@@ -72,6 +75,7 @@ func chaosMain(args []string) {
 	fs.DurationVar(&c.backoffInitial, "backoff-initial", 500*time.Millisecond, "clients' first reconnect delay bound (full jitter, doubling; the SDK's default)")
 	fs.DurationVar(&c.backoffMax, "backoff-max", 30*time.Second, "clients' reconnect delay cap (the SDK's default)")
 	c.load.register(fs)
+	c.stack.flags(fs)
 	_ = fs.Parse(args)
 	c.load.check()
 	if s.gatewayBin == "" {
@@ -90,6 +94,7 @@ func chaosMain(args []string) {
 		}
 		scenarios = append(scenarios, name)
 	}
+	c.stack.enabled = needsStack(scenarios)
 	s.failover.nodes = 2
 	runChaos(s, c, scenarios)
 }
@@ -115,6 +120,7 @@ type chaosRun struct {
 	topics       []string // every topic of the run, checked for health
 	nodes        []*chaosNode
 	gwPub        *gatewayPublisher // nil: no publishers through the gateway
+	stack        *catalogStack     // with bridge-kill or postgres-restart: the catalog comes from the portal
 }
 
 // chaosNode is a gateway process that a scenario may kill and restart.
@@ -170,7 +176,13 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	must(err)
 	defer r.kc.Close()
 	var token string
-	r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, c.load.operations()...)
+	if c.stack.enabled {
+		r.stack = startCatalogStack(ctx, r)
+		defer r.stack.close()
+		token = r.stack.token
+	} else {
+		r.key, token = catalogWithKey(ctx, r.kc, r.catalogTopic, r.topic, jsonEncoding, c.load.operations()...)
+	}
 
 	var urls []string
 	for _, n := range failoverNodes(s) {
@@ -180,6 +192,9 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 		urls = append(urls, "ws://"+n.addr+"/ws")
 	}
 	defer r.stopNodes()
+	if r.stack != nil {
+		r.stack.startWriter(r.nodes)
+	}
 
 	start := time.Now()
 	firstFault := start.Add(time.Duration(s.clients/max(s.rampPerSec, 1))*time.Second + s.warmup)
@@ -218,6 +233,9 @@ func runChaos(s *settings, c *chaosSettings, scenarios []string) {
 	holds := r.readBack(ctx)
 	loadAfter := loadAvg()
 	r.report(results, total, pub, holds, probe, start, pubStopped)
+	if r.stack != nil {
+		r.stack.finish(ctx, results, s.kafka, r.catalogTopic)
+	}
 	fmt.Printf("load average before: %s; after: %s\n", loadBefore, loadAfter)
 }
 
@@ -311,6 +329,8 @@ func (r *chaosRun) inject(ctx context.Context, sc *scenarioResult) {
 		<-a.exited
 		sc.end = time.Now()
 		sc.note("gateway node A SIGKILLed with %.0f connections; its clients resume on B", conns)
+	default:
+		r.stack.inject(sc)
 	}
 }
 
@@ -333,6 +353,12 @@ func (r *chaosRun) recoverFrom(ctx context.Context, sc *scenarioResult, i int) {
 		sc.note("node A started again (its former clients stay on B)")
 	}
 	for _, n := range r.nodes {
+		if r.stack != nil {
+			rv, line := r.stack.checkRevocation(r.topic, n.name, n.addr)
+			sc.revocations = append(sc.revocations, rv)
+			sc.note("revocation through the portal's API: %s", line)
+			continue
+		}
 		rv := checkRevocation(ctx, r.kc, r.key, r.catalogTopic, r.topic, n.name, n.addr, fmt.Sprintf("chaos-revoke-%d-%s", i, n.name))
 		sc.revocations = append(sc.revocations, rv)
 		sc.note("revocation: %s", rv)

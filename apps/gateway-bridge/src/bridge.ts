@@ -54,6 +54,11 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
   const db = createDb({ url: config.databaseUrl, max: 4 });
   const pool = db.$client;
   pool.on("error", (err) => log(`database connection error: ${err.message}`));
+  // A connection PostgreSQL closes while checked out (between two statements
+  // of a snapshot's transaction) emits "error" on the client, where the pool
+  // no longer listens: without a listener that is an uncaught exception,
+  // which ends the process. Its query fails on its own and is retried.
+  pool.on("connect", (client) => client.on("error", (err) => log(`database connection in use failed: ${err.message}`)));
   if (config.kafka.protocol !== "PLAINTEXT") log(`kafka: ${describeKafkaSettings(config.kafka).join(" ")}`);
   const kafka = createKafka(config.kafkaBrokers, config.kafka);
   const healthAdmin = kafka.admin();

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { actorFromUser, tryAuthorize, type AuthorizedActor, type Role } from "../auth/actor";
 import { currentSession } from "../auth/current-user";
 import { constantTimeEqual } from "../auth/secrets";
+import { databaseUnavailable } from "../database-unavailable";
 import { getDb, type Database } from "../db";
 import { AppError } from "../errors";
 import { parseInput } from "../validation/parse";
@@ -46,6 +47,8 @@ export async function runFormAction<R extends Role, S extends z.ZodType = z.ZodN
   } catch (err) {
     unstable_rethrow(err); // redirect() and notFound() are control flow, not failures
     if (err instanceof AppError) return { ...fromAppError(err), values };
+    const outage = databaseUnavailable(err);
+    if (outage) return { ...fromAppError(outage), values };
     console.error("server action failed", err);
     return { ok: false, message: "Something went wrong on our side; the change was not saved.", values };
   }

@@ -1,4 +1,5 @@
 // RFC 9457 problem details for every /api/v1 error. `errors` lists each bad field.
+import { databaseUnavailable } from "../database-unavailable";
 import { AppError, type FieldError } from "../errors";
 
 export interface Problem {
@@ -33,7 +34,11 @@ export function problemResponse(code: string, status: number, detail: string, er
   });
 }
 
-export function problemFromError(err: unknown): Response {
+export function problemFromError(thrown: unknown): Response {
+  // A database outage is a 503 the caller can retry, not an internal error.
+  const outage = databaseUnavailable(thrown);
+  if (outage) console.warn(`api: the database is unavailable (${String(outage.cause)}); answered 503`);
+  const err = outage ?? thrown;
   if (err instanceof AppError) {
     const headers: Record<string, string> = err.retryAfter ? { "retry-after": String(err.retryAfter) } : {};
     if (err.status === 401) headers["www-authenticate"] = 'Bearer realm="sluice"';
