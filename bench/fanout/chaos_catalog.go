@@ -625,14 +625,13 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 	windows = append(windows, catWindow{name: "(outside the faults)", from: prev, to: time.Now().Add(time.Hour)})
 	// The two "outside" pieces and more fold into one line.
 	type agg struct {
-		sent, acked           int
-		answers               map[string]int
-		took                  []int64
-		lat                   [][]int64 // per node, ns
-		latAfter              [][]int64 // per node, ns: answered after the fault's end
-		notServed             []int
-		firstAckAfterEnd      time.Time
-		firstAckServedAfterAt []time.Time
+		sent, acked      int
+		answers          map[string]int
+		took             []int64
+		lat              [][]int64 // per node, ns
+		latAfter         [][]int64 // per node, ns: answered after the fault's end
+		notServed        []int
+		firstAckAfterEnd time.Time
 	}
 	aggs := map[string]*agg{}
 	var order []string

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -128,18 +127,10 @@ func (h *kafkaHolds) has(k int, n int64) bool {
 	return k < len(h.present) && w < len(h.present[k]) && h.present[k][w]&(1<<(n%64)) != 0
 }
 
-// readBack reads every partition of topic from its log start to its end.
-func readBack(ctx context.Context, brokers, topic string, keys int) *kafkaHolds {
-	index := make(map[string]int, keys)
-	for k := range keys {
-		index["k"+strconv.Itoa(k)] = k
-	}
-	return readBackKeys(ctx, brokers, topic, index, nil)
-}
-
-// readBackKeys is readBack for records of any keys: index gives each record
-// key's key index (records of other keys are skipped), and each, if not nil,
-// sees every record (the gateway publishers' verifier).
+// readBackKeys reads every partition of topic from its log start to its end:
+// index gives each record key's key index (records of other keys are
+// skipped), and each, if not nil, sees every record (the gateway publishers'
+// verifier).
 func readBackKeys(ctx context.Context, brokers, topic string, index map[string]int, each func(*kgo.Record)) *kafkaHolds {
 	keys := 0
 	for _, k := range index {

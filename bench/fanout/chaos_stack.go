@@ -156,15 +156,15 @@ type catalogStack struct {
 
 // stackFault is what a scenario of the stack measured beyond the clients' counts.
 type stackFault struct {
-	name             string
-	start, end, done time.Time
-	killedBridge     int
-	leaderAt         time.Time // a bridge said leader again (bridge-kill: the other one)
-	leader           int
-	drainedAt        time.Time // the leader's outbox empty again
-	pgBackAt         time.Time // postgres-restart: accepting connections again
-	portalDied       bool
-	notes            []string
+	name         string
+	start, end   time.Time
+	killedBridge int
+	leaderAt     time.Time // a bridge said leader again (bridge-kill: the other one)
+	leader       int
+	drainedAt    time.Time // the leader's outbox empty again
+	pgBackAt     time.Time // postgres-restart: accepting connections again
+	portalDied   bool
+	notes        []string
 }
 
 func startCatalogStack(ctx context.Context, r *chaosRun) *catalogStack {

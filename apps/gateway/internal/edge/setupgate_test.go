@@ -9,8 +9,10 @@ import (
 func TestSetupGateBoundsConcurrentSetups(t *testing.T) {
 	g := newSetupGate(2)
 	ctx := context.Background()
-	if !g.enter(ctx) || !g.enter(ctx) {
-		t.Fatal("the first two setups must enter at once")
+	for i := range 2 {
+		if !g.enter(ctx) {
+			t.Fatalf("setup %d of 2 must enter at once", i+1)
+		}
 	}
 	third := make(chan bool)
 	go func() { third <- g.enter(ctx) }()

@@ -57,7 +57,7 @@ var ErrTopicAccessDenied = errors.New("access to the topic denied by Kafka's ACL
 // the producer had no room to buffer it (Kafka unreachable for long enough to
 // fill it). Any other produce failure may come after a broker appended the
 // record.
-var ErrNotWritten = errors.New("Kafka did not take the record")
+var ErrNotWritten = errors.New("not taken by Kafka")
 
 // ErrEpochChanged is returned by Backend.Read when the topic is no longer the
 // incarnation asked for: its records must not go out under the old epoch.
