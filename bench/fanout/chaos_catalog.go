@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand"
 	"net"
@@ -413,41 +412,13 @@ func (k *catalogStack) checkRevocation(topic, node, addr string) (revocation, st
 		r.err = fmt.Sprintf("minting the token: %d %s", res.status, res.problem)
 		return r, "node " + node + ": " + r.err
 	}
-	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 10 * time.Second}
-	// The node may not know the new token's app and key yet; they are old, so it does.
-	ws, _, err := d.Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + out.Token}})
-	if err != nil {
-		r.err = "connect: " + err.Error()
+	// The node knows the new token's app and key: they are old.
+	ws, closed, werr := watchedSubscription(addr, out.Token, topic)
+	if werr != "" {
+		r.err = werr
 		return r, "node " + node + ": " + r.err
 	}
 	defer ws.Close()
-	_ = ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"type":"subscribe","id":"1","endpoint":"/%s/k0"}`, topic))
-	_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		_, data, err := ws.ReadMessage()
-		if err != nil {
-			r.err = "no subscribed frame: " + err.Error()
-			return r, "node " + node + ": " + r.err
-		}
-		if fieldStr(data, `"type":"`) == "subscribed" {
-			break
-		}
-	}
-	closed := make(chan int, 1)
-	go func() {
-		for {
-			if _, _, err := ws.ReadMessage(); err != nil {
-				var ce *websocket.CloseError
-				if errors.As(err, &ce) {
-					closed <- ce.Code
-				} else {
-					closed <- -1
-				}
-				return
-			}
-		}
-	}()
-	_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
 	t0 := time.Now()
 	res := k.api("DELETE", "/apps/"+k.appID+"/tokens/"+out.TokenInfo.Jti, nil, nil)
 	r.ackAfter = res.took

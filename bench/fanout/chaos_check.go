@@ -41,39 +41,12 @@ func (r revocation) String() string {
 func checkRevocation(ctx context.Context, kc *kgo.Client, key *ecdsa.PrivateKey, catalogTopic, topic, node, addr, jti string) revocation {
 	r := revocation{node: node}
 	exp := time.Now().Add(time.Hour)
-	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 10 * time.Second}
-	ws, _, err := d.Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + mintToken(key, topic, jti, exp, "subscribe")}})
-	if err != nil {
-		r.err = "connect: " + err.Error()
+	ws, closed, werr := watchedSubscription(addr, mintToken(key, topic, jti, exp, "subscribe"), topic)
+	if werr != "" {
+		r.err = werr
 		return r
 	}
 	defer ws.Close()
-	_ = ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"type":"subscribe","endpoint":"/%s/k0"}`, topic))
-	_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		_, data, err := ws.ReadMessage()
-		if err != nil {
-			r.err = "no subscribed frame: " + err.Error()
-			return r
-		}
-		if fieldStr(data, `"type":"`) == "subscribed" {
-			break
-		}
-	}
-	closed := make(chan int, 1)
-	go func() {
-		for {
-			if _, _, err := ws.ReadMessage(); err != nil {
-				var ce *websocket.CloseError
-				if errors.As(err, &ce) {
-					closed <- ce.Code
-				} else {
-					closed <- -1
-				}
-				return
-			}
-		}
-	}()
 	value, _ := json.Marshal(map[string]any{"v": 1, "jti": jti, "app": "bench", "expires_at": exp.Unix()})
 	t0 := time.Now()
 	if err := kc.ProduceSync(ctx, &kgo.Record{Topic: catalogTopic, Key: []byte("revoked/" + jti), Value: value}).FirstErr(); err != nil {
@@ -88,6 +61,46 @@ func checkRevocation(ctx context.Context, kc *kgo.Client, key *ecdsa.PrivateKey,
 		r.err = "socket still open 10 s after the revocation"
 	}
 	return r
+}
+
+// watchedSubscription connects to a node with token, subscribes to
+// /<topic>/k0 and waits for the subscribed frame, then reports the socket's
+// close code on closed (-1: closed without a close frame): the start of a
+// revocation check. err says what failed, "" when nothing did.
+func watchedSubscription(addr, token, topic string) (ws *websocket.Conn, closed <-chan int, err string) {
+	d := websocket.Dialer{Subprotocols: []string{"sluice.v1"}, HandshakeTimeout: 10 * time.Second}
+	ws, _, derr := d.Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + token}})
+	if derr != nil {
+		return nil, nil, "connect: " + derr.Error()
+	}
+	_ = ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"type":"subscribe","id":"1","endpoint":"/%s/k0"}`, topic))
+	_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		_, data, rerr := ws.ReadMessage()
+		if rerr != nil {
+			ws.Close()
+			return nil, nil, "no subscribed frame: " + rerr.Error()
+		}
+		if fieldStr(data, `"type":"`) == "subscribed" {
+			break
+		}
+	}
+	codes := make(chan int, 1)
+	go func() {
+		for {
+			if _, _, rerr := ws.ReadMessage(); rerr != nil {
+				var ce *websocket.CloseError
+				if errors.As(rerr, &ce) {
+					codes <- ce.Code
+				} else {
+					codes <- -1
+				}
+				return
+			}
+		}
+	}()
+	_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
+	return ws, codes, ""
 }
 
 // kafkaHolds is what the data topic holds at the end, read back from its start:

@@ -74,9 +74,6 @@ type Options struct {
 	// WebSocket and SSE connections (0: no bound).
 	TrustedProxies           []netip.Prefix
 	MaxConnectionsPerAddress int
-	// MaxConcurrentSetups bounds the WebSocket upgrades and SSE starts that
-	// run at once (setupgate.go); 0: GOMAXPROCS, at least 2.
-	MaxConcurrentSetups int
 }
 
 // Edge is the client-facing side of one node.
@@ -159,7 +156,7 @@ func New(opt Options) *Edge {
 	}
 	s.poller = p
 	s.perAddr.max = opt.MaxConnectionsPerAddress
-	s.setups = newSetupGate(opt.MaxConcurrentSetups)
+	s.setups = newSetupGate(0) // GOMAXPROCS, at least 2 (setupgate.go)
 	go s.pingLoop()
 	return s
 }
