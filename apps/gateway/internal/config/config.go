@@ -59,6 +59,10 @@ type Config struct {
 	// CacheSize is how many recent messages each endpoint with subscribers keeps
 	// in memory to serve resumes. Env SLUICE_CACHE_SIZE, flag -cache-size. Default 4.
 	CacheSize int
+	// IOUring batches each routing job's WebSocket writes through io_uring
+	// where the kernel allows it (else writev, one system call per socket).
+	// Env SLUICE_IO_URING (true or false), flag -io-uring. Default true.
+	IOUring bool
 	// MaxSubscriptions per connection. Env SLUICE_MAX_SUBSCRIPTIONS, flag
 	// -max-subscriptions. Default 1000.
 	MaxSubscriptions int
@@ -202,6 +206,7 @@ func Defaults() Config {
 		SlowPolicy:       "drop",
 		CacheSize:        4,
 		MaxSubscriptions: 1000,
+		IOUring:          true,
 
 		TopicCheckInterval: 2 * time.Second,
 		TopicGoneAfter:     30 * time.Second,
@@ -248,6 +253,7 @@ func flagSet(cfg *Config) (*flag.FlagSet, *string) {
 	fs.IntVar(&cfg.QueueSize, "queue-size", cfg.QueueSize, "outgoing frames queued per client (env SLUICE_QUEUE_SIZE)")
 	fs.StringVar(&cfg.SlowPolicy, "slow-policy", cfg.SlowPolicy, "full queue: drop or disconnect (env SLUICE_SLOW_POLICY)")
 	fs.IntVar(&cfg.CacheSize, "cache-size", cfg.CacheSize, "recent messages kept per endpoint for resume (env SLUICE_CACHE_SIZE)")
+	fs.BoolVar(&cfg.IOUring, "io-uring", cfg.IOUring, "batch WebSocket writes through io_uring where the kernel allows it (env SLUICE_IO_URING)")
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", cfg.DebugAddr, "pprof listener host:port, off when empty (env SLUICE_DEBUG_ADDR)")
 	fs.IntVar(&cfg.MaxSubscriptions, "max-subscriptions", cfg.MaxSubscriptions, "subscriptions per connection (env SLUICE_MAX_SUBSCRIPTIONS)")
 	fs.DurationVar(&cfg.TopicCheckInterval, "topic-check-interval", cfg.TopicCheckInterval, "how often topics in use are checked for recreation and added partitions (env SLUICE_TOPIC_CHECK_INTERVAL)")
@@ -321,14 +327,16 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	c.KafkaOAuthClientSecret = Secret(getenv("KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET"))
 	c.RegistryPassword = Secret(getenv("SCHEMA_REGISTRY_BASIC_AUTH_PASSWORD"))
 	c.RegistryBearerToken = Secret(getenv("SCHEMA_REGISTRY_BEARER_TOKEN"))
-	if v := getenv("KAFKA_TLS_INSECURE_SKIP_VERIFY"); v != "" {
-		switch strings.ToLower(v) {
-		case "true":
-			c.KafkaTLSInsecureSkipVerify = true
-		case "false":
-			c.KafkaTLSInsecureSkipVerify = false
-		default:
-			return fmt.Errorf("KAFKA_TLS_INSECURE_SKIP_VERIFY: %q is not true or false", v)
+	for name, dst := range map[string]*bool{"KAFKA_TLS_INSECURE_SKIP_VERIFY": &c.KafkaTLSInsecureSkipVerify, "SLUICE_IO_URING": &c.IOUring} {
+		if v := getenv(name); v != "" {
+			switch strings.ToLower(v) {
+			case "true":
+				*dst = true
+			case "false":
+				*dst = false
+			default:
+				return fmt.Errorf("%s: %q is not true or false", name, v)
+			}
 		}
 	}
 	for name, dst := range map[string]*int{"SLUICE_QUEUE_SIZE": &c.QueueSize, "SLUICE_CACHE_SIZE": &c.CacheSize, "SLUICE_MAX_SUBSCRIPTIONS": &c.MaxSubscriptions} {
@@ -351,10 +359,10 @@ func (c Config) Describe() string {
 
 func (c Config) describeBase() string {
 	return fmt.Sprintf("addr=%s\nkafka-brokers=%s\ncatalog-topic=%s\nusage-topic=%s\nusage-interval=%s\nnode-id=%s\nshutdown-grace=%s\nlog-format=%s\n"+
-		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\ndebug-addr=%s\n"+
+		"token-issuer=%s\ntoken-audience=%s\nqueue-size=%d\nslow-policy=%s\ncache-size=%d\nmax-subscriptions=%d\nio-uring=%t\ndebug-addr=%s\n"+
 		"topic-check-interval=%s\ntopic-gone-after=%s\n",
 		c.Addr, strings.Join(c.KafkaBrokers, ","), c.CatalogTopic, c.UsageTopic, c.UsageInterval, c.NodeID, c.ShutdownGrace, c.LogFormat,
-		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.DebugAddr,
+		c.TokenIssuer, c.TokenAudience, c.QueueSize, c.SlowPolicy, c.CacheSize, c.MaxSubscriptions, c.IOUring, c.DebugAddr,
 		c.TopicCheckInterval, c.TopicGoneAfter)
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,32 @@ func TestTopicWatchSettings(t *testing.T) {
 	}
 	if _, err := Load(nil, env(map[string]string{"SLUICE_TOPIC_GONE_AFTER": "later"})); err == nil || !strings.Contains(err.Error(), "SLUICE_TOPIC_GONE_AFTER") {
 		t.Fatalf("err = %v, want one naming SLUICE_TOPIC_GONE_AFTER", err)
+	}
+}
+
+func TestIOUringSetting(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{nil, nil, true},
+		{nil, map[string]string{"SLUICE_IO_URING": "FALSE"}, false},
+		{[]string{"-io-uring=true"}, map[string]string{"SLUICE_IO_URING": "false"}, true},
+		{[]string{"-io-uring=false"}, nil, false},
+	} {
+		cfg, err := Load(tc.args, env(tc.env))
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
+		}
+		if cfg.IOUring != tc.want {
+			t.Errorf("%v %v: IOUring = %t, want %t", tc.args, tc.env, cfg.IOUring, tc.want)
+		}
+		if !strings.Contains(cfg.Describe(), fmt.Sprintf("io-uring=%t\n", tc.want)) {
+			t.Errorf("Describe does not say io-uring=%t", tc.want)
+		}
+	}
+	if _, err := Load(nil, env(map[string]string{"SLUICE_IO_URING": "yes"})); err == nil || !strings.Contains(err.Error(), "SLUICE_IO_URING") || !strings.Contains(err.Error(), "true or false") {
+		t.Fatalf("err = %v, want one naming SLUICE_IO_URING and its values", err)
 	}
 }

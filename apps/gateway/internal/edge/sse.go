@@ -271,7 +271,7 @@ func (st *sseStream) push(it item) {
 	}
 }
 
-func (st *sseStream) Deliver(f *hub.Frame) { st.push(item{frame: f}) }
+func (st *sseStream) Deliver(f *hub.Frame, _ hub.WriteBatch) { st.push(item{frame: f}) }
 
 func (st *sseStream) Gap(g protocol.Gap) { st.push(item{raw: sseEvent("gap", g)}) }
 

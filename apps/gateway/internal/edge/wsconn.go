@@ -25,12 +25,17 @@ type wsConn struct {
 	// may be (see outQueue).
 	srv *Edge
 	out outQueue
-	// fd is nc's descriptor, written to directly (tryWrite). fdOpen, under fdMu,
-	// says it is still nc's: close clears it before closing nc, so a write never
-	// reaches a descriptor number the kernel has given to another connection.
-	fdMu   lockorder.Mutex[lockorder.FD]
-	fd     int32
-	fdOpen bool
+	// fd is nc's descriptor, written to directly (tryWrite, ringBatch). fdOpen,
+	// under fdMu, says it is still nc's: close clears it before closing nc, so
+	// a write never reaches a descriptor number the kernel has given to
+	// another connection. inRing, under fdMu, is set while a send to fd is
+	// gathered for io_uring or in the ring: close then leaves closing nc to
+	// that send's completion (closeDeferred, leaveRing).
+	fdMu          lockorder.Mutex[lockorder.FD]
+	fd            int32
+	fdOpen        bool
+	inRing        bool
+	closeDeferred bool
 	// tls: nc is a *tls.Conn, read by readTLS and written only through nc
 	// (never tryWrite), instead of the poller and raw writes.
 	tls bool
@@ -122,14 +127,37 @@ func (c *wsConn) close() {
 		}
 		c.fdMu.Lock()
 		c.fdOpen = false
+		inRing := c.inRing
+		c.closeDeferred = inRing
 		c.fdMu.Unlock()
-		if tc, ok := c.nc.(*tls.Conn); ok {
-			// Not tc.Close: its close_notify would wait behind a writer
-			// blocked on a client that stopped reading. The WebSocket close
-			// frame already ended the conversation.
-			_ = tc.NetConn().Close()
-		} else {
-			_ = c.nc.Close()
+		if !inRing {
+			c.closeSocket()
 		}
 	})
+}
+
+// leaveRing is called when a send of the connection's is done with (its
+// completion, or the ring broke before it was submitted); it reports whether
+// the session ended meanwhile, in which case it closes the socket close left
+// open.
+func (c *wsConn) leaveRing() (ended bool) {
+	c.fdMu.Lock()
+	c.inRing = false
+	ended = c.closeDeferred
+	c.fdMu.Unlock()
+	if ended {
+		go c.closeSocket() // not here: the caller may hold hub locks
+	}
+	return ended
+}
+
+func (c *wsConn) closeSocket() {
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		// Not tc.Close: its close_notify would wait behind a writer blocked
+		// on a client that stopped reading. The WebSocket close frame already
+		// ended the conversation.
+		_ = tc.NetConn().Close()
+	} else {
+		_ = c.nc.Close()
+	}
 }

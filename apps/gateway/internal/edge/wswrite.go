@@ -17,7 +17,13 @@ import (
 
 // Deliver and Gap are hub.Sink methods; they run with hub locks held (package
 // lockorder says which, and what the write path takes under them).
-func (c *wsConn) Deliver(f *hub.Frame) { c.push(item{frame: f}) }
+// A routing worker's delivery (wb set) that takes the writer role hands the
+// connection to the worker's batch of io_uring sends (ringwrite.go) when there
+// is one.
+func (c *wsConn) Deliver(f *hub.Frame, wb hub.WriteBatch) {
+	rb, _ := wb.(*ringBatch)
+	c.pushVia(item{frame: f}, rb)
+}
 
 func (c *wsConn) Gap(g protocol.Gap) { c.push(item{raw: wsNotice(g)}) }
 
@@ -38,7 +44,11 @@ func (c *wsConn) sendErrorOn(id, path string, err *protocol.Error) {
 	c.send(protocol.Encode(protocol.ErrorFrame{Type: "error", ID: id, Code: err.Code, Message: err.Message}))
 }
 
-func (c *wsConn) push(it item) {
+func (c *wsConn) push(it item) { c.pushVia(it, nil) }
+
+// pushVia is push that, when the push takes the writer role, gives the queue
+// to rb (a routing worker's batch of io_uring sends) if not nil: flushVia.
+func (c *wsConn) pushVia(it item, rb *ringBatch) {
 	r := c.out.push(it)
 	c.srv.countDropped(r)
 	if r.slow {
@@ -46,7 +56,7 @@ func (c *wsConn) push(it item) {
 		// locks the caller may hold (package lockorder).
 		go c.terminate(protocol.CloseSlowConsumer, "slow consumer: the queue of outgoing frames overflowed")
 	} else if r.wake {
-		c.flush()
+		c.flushVia(rb)
 	}
 }
 
@@ -61,30 +71,42 @@ const maxInlineBatch = 64
 //
 // It runs with hub locks held when called from Deliver: it must not block, and
 // a non-blocking write does not.
-func (c *wsConn) flush() {
+func (c *wsConn) flush() { c.flushVia(nil) }
+
+// flushVia is flush that gives the batch to rb, a routing worker's batch of
+// io_uring sends, instead of writing it, when rb is not nil.
+func (c *wsConn) flushVia(rb *ringBatch) {
 	batch := c.out.take()
-	if batch == nil {
+	switch {
+	case batch == nil:
+	case len(batch) > maxInlineBatch || c.tls:
+		go c.writeLoop(batch, 0) // a burst, or TLS: not on the caller's goroutine
+	case rb != nil:
+		rb.add(c, batch)
+	default:
+		c.writeInline(batch)
+	}
+}
+
+// writeInline writes batch with one non-blocking writev(2) on the caller's
+// goroutine and, if the socket took all of it, whatever was queued meanwhile
+// on a writer goroutine.
+func (c *wsConn) writeInline(batch []item) {
+	n, counted, complete, err := c.tryWrite(batch)
+	if err != nil {
+		c.writeFailed()
 		return
 	}
-	if len(batch) <= maxInlineBatch && !c.tls {
-		n, counted, complete, err := c.tryWrite(batch)
-		if err != nil {
-			c.writeFailed()
-			return
-		}
-		if !complete {
-			go c.writeLoop(batch, n)
-			return
-		}
-		if final, grace := c.out.written(batch, counted, c.srv.opt.Metrics); final {
-			c.closeAfter(grace)
-		}
-		if batch = c.out.take(); batch == nil {
-			return // queue empty: writer role released
-		}
+	if !complete {
+		go c.writeLoop(batch, n)
+		return
 	}
-	// More queued meanwhile, or a burst: not on the caller's goroutine.
-	go c.writeLoop(batch, 0)
+	if final, grace := c.out.written(batch, counted, c.srv.opt.Metrics); final {
+		c.closeAfter(grace)
+	}
+	if batch = c.out.take(); batch != nil {
+		go c.writeLoop(batch, 0) // more queued meanwhile
+	}
 }
 
 // tryWrite writes batch with one non-blocking write(2)/writev(2) and reports how

@@ -18,6 +18,15 @@ import (
 // path costs per message, as the hub's dispatch calls it.
 func benchConn(b *testing.B, s *Edge) *wsConn {
 	b.Helper()
+	c, peer := tcpConn(b, s)
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	return c
+}
+
+// tcpConn is a wsConn on one end of a loopback TCP connection, built without a
+// handshake, and the connection's other end.
+func tcpConn(b testing.TB, s *Edge) (*wsConn, net.Conn) {
+	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -36,7 +45,6 @@ func benchConn(b *testing.B, s *Edge) *wsConn {
 	if err != nil {
 		b.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, peer) }()
 	nc := <-accepted
 	if nc == nil {
 		b.Fatal("accept failed")
@@ -52,15 +60,32 @@ func benchConn(b *testing.B, s *Edge) *wsConn {
 	}
 	c.fdOpen = true
 	b.Cleanup(func() { _ = nc.Close(); _ = peer.Close() })
-	return c
+	return c, peer
 }
 
 // BenchmarkWebSocketDeliver is the fan-out's write path: one shared frame
 // delivered to every connection (usually written at once, on the caller's
 // goroutine). Allocations per op must stay 0.
+//
+// With io_uring (ring=true), as a routing worker delivers: the deliveries of a
+// round gather into the worker's batch, which is flushed at the round's end
+// (a job), up to 64 sends per submission.
 func BenchmarkWebSocketDeliver(b *testing.B) {
-	for _, conns := range []int{1, 16} {
-		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+	for _, bc := range []struct {
+		conns int
+		ring  bool
+	}{{1, false}, {16, false}, {64, false}, {16, true}, {64, true}} {
+		conns := bc.conns
+		b.Run(fmt.Sprintf("conns=%d/ring=%t", conns, bc.ring), func(b *testing.B) {
+			var wb hub.WriteBatch
+			if bc.ring {
+				rw, err := NewRingWriter()
+				if err != nil {
+					b.Skipf("io_uring not available: %v", err)
+				}
+				wb = rw.NewBatch()
+				defer wb.Close()
+			}
 			s := &Edge{opt: Options{Metrics: metrics.New(), QueueSize: 1024, SlowPolicy: PolicyDrop}}
 			cs := make([]*wsConn, conns)
 			for i := range cs {
@@ -73,7 +98,10 @@ func BenchmarkWebSocketDeliver(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				for _, c := range cs {
-					c.Deliver(f)
+					c.Deliver(f, wb)
+				}
+				if wb != nil {
+					wb.Flush()
 				}
 			}
 			b.StopTimer()

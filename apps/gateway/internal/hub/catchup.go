@@ -299,7 +299,7 @@ func (p *pass) deliver(rec Record) {
 		s.mu.Lock()
 		stale := s.closed || s.gen != rd.gen || f.Epoch != rd.epoch
 		if !stale {
-			s.deliverLocked(f)
+			s.deliverLocked(f, nil)
 		}
 		s.mu.Unlock()
 		rd.next = rec.Offset + 1

@@ -97,14 +97,29 @@ func (f *Frame) AppendSSE(dst []byte) []byte {
 	return append(dst, f.JSON()[len(wsPrefix):]...)
 }
 
+// WriteBatch gathers the socket writes that one routing worker's deliveries
+// start, so that a transport can hand them to the kernel together (the edge
+// submits up to 64 WebSocket sends with one io_uring call). Each worker owns
+// one (Config.NewWriteBatch) and flushes it when a job's records are routed, so
+// a frame waits at most for the rest of its job's routing. Deliveries off the
+// workers (catch-up reads, frames held while a subscription caught up) get nil
+// and are written as before.
+type WriteBatch interface {
+	// Flush submits what was gathered, with no hub lock held.
+	Flush()
+	// Close releases the batch once its worker stops.
+	Close()
+}
+
 // Sink receives a subscription's output. Deliver and Gap come with hub locks
 // held (which ones, and what a sink may take under them: package lockorder): a
 // sink queues the frame, and may write it to a socket that takes the bytes
 // without waiting; it never blocks or calls back into the hub. Ended comes
 // with no hub lock held.
 type Sink interface {
-	// Deliver queues a message frame.
-	Deliver(f *Frame)
+	// Deliver queues a message frame. wb is the routing worker's batch of
+	// writes when the frame comes from one, else nil.
+	Deliver(f *Frame, wb WriteBatch)
 	// Gap queues a gap notice.
 	Gap(g protocol.Gap)
 	// Ended tells the sink the hub ended the subscription (e.g. endpoint removed).

@@ -30,6 +30,10 @@ type Config struct {
 	// left, so a reconnecting client does not restart it.
 	Linger time.Duration
 	Logger *slog.Logger
+	// NewWriteBatch, when set, makes each routing worker's batch of writes
+	// (see WriteBatch); it may return nil, and the worker's deliveries are
+	// then written one by one.
+	NewWriteBatch func() WriteBatch
 }
 
 // Served is how the catalog serves one concrete endpoint (a topic and key), as
@@ -237,6 +241,12 @@ func New(backend Backend, cfg Config) *Hub {
 
 // work routes the records of the jobs it is given until the hub closes.
 func (h *Hub) work(worker int, jobs <-chan dispatchJob) {
+	var wb WriteBatch
+	if h.cfg.NewWriteBatch != nil {
+		if wb = h.cfg.NewWriteBatch(); wb != nil {
+			defer wb.Close()
+		}
+	}
 	for {
 		select {
 		case <-h.ctx.Done():
@@ -252,13 +262,16 @@ func (h *Hub) work(worker int, jobs <-chan dispatchJob) {
 					break
 				}
 				r := &(*job.recs)[i]
-				if h.route(job.t, r, worker) {
+				if h.route(job.t, r, worker, wb) {
 					frames++
 				}
 				// The frame holds its own copy: the fetch's memory can go back.
 				if r.Buffer != nil {
 					r.Buffer.Recycle()
 				}
+			}
+			if wb != nil {
+				wb.Flush()
 			}
 			// Once per job: a shared counter added to per record from every
 			// worker costs a cache-line transfer between cores each time.
@@ -463,7 +476,7 @@ func (h *Hub) dispatch(t *topicState, recs []Record) {
 
 // route delivers one live record to its endpoint's subscribers, reporting
 // whether it had any (a frame was built).
-func (h *Hub) route(t *topicState, r *routedRecord, worker int) bool {
+func (h *Hub) route(t *topicState, r *routedRecord, worker int, wb WriteBatch) bool {
 	sh := r.shard
 	sh.mu.RLock()
 	ep := sh.endpoints[endpointKey{t.name, string(r.Key)}]
@@ -481,7 +494,7 @@ func (h *Hub) route(t *topicState, r *routedRecord, worker int) bool {
 		ep.addToCache(f, h.cfg.CacheSize)
 	}
 	for _, s := range ep.subs {
-		s.deliverLive(f)
+		s.deliverLive(f, wb)
 	}
 	return true
 }

@@ -18,7 +18,7 @@ import (
 // by its own benchmarks (edge/wswrite_bench_test.go, edge/queue_bench_test.go).
 type discardSink struct{ n atomic.Int64 }
 
-func (d *discardSink) Deliver(*Frame)                             { d.n.Add(1) }
+func (d *discardSink) Deliver(*Frame, WriteBatch)                 { d.n.Add(1) }
 func (d *discardSink) Gap(protocol.Gap)                           {}
 func (d *discardSink) Ended(*Subscription, protocol.Code, string) {}
 
@@ -84,7 +84,7 @@ func BenchmarkRoute(b *testing.B) {
 			for b.Loop() {
 				offset++
 				r := routedRecord{Record: Record{Key: key, Value: value, Partition: partition, Offset: offset, TS: 1795000000123}, shard: sh}
-				h.route(t, &r, 0)
+				h.route(t, &r, 0, nil)
 			}
 			b.StopTimer()
 			if got := sinks[0].n.Load(); got == 0 {

@@ -24,7 +24,7 @@ type recorder struct {
 	events []string
 }
 
-func (r *recorder) Deliver(f *Frame) {
+func (r *recorder) Deliver(f *Frame, _ WriteBatch) {
 	r.mu.Lock()
 	r.frames = append(r.frames, f)
 	r.events = append(r.events, dataOf(f))
@@ -386,5 +386,121 @@ func TestPositionAtMaxOffsetIsLiveWithoutGap(t *testing.T) {
 	defer r.mu.Unlock()
 	if len(r.gaps) != 0 || h.Stats().CatchUps.Load() != 0 {
 		t.Fatalf("gaps %v, catch-ups %d", r.gaps, h.Stats().CatchUps.Load())
+	}
+}
+
+// countingBatch is a WriteBatch that counts what went through it.
+type countingBatch struct {
+	mu                         sync.Mutex
+	unflushed, flushed, closed int
+}
+
+func (b *countingBatch) add() { b.mu.Lock(); b.unflushed++; b.mu.Unlock() }
+func (b *countingBatch) Flush() {
+	b.mu.Lock()
+	b.flushed += b.unflushed
+	b.unflushed = 0
+	b.mu.Unlock()
+}
+func (b *countingBatch) Close() { b.mu.Lock(); b.closed++; b.mu.Unlock() }
+
+// batchSink notes, per delivered frame, the batch it came with.
+type batchSink struct {
+	recorder
+	withBatch, without int
+}
+
+func (s *batchSink) Deliver(f *Frame, wb WriteBatch) {
+	s.mu.Lock()
+	if wb != nil {
+		s.withBatch++
+		wb.(*countingBatch).add()
+	} else {
+		s.without++
+	}
+	s.mu.Unlock()
+	s.recorder.Deliver(f, wb)
+}
+
+// Live records reach their sinks with the routing worker's batch of writes,
+// which the worker flushes when the job is routed; records read from Kafka
+// for a resume come without one. Each worker's batch is closed with the hub.
+func TestLiveDeliveriesComeWithTheWorkersBatch(t *testing.T) {
+	b := newMemBackend()
+	b.createTopic("prices", "epoch-1", 3)
+	var mu sync.Mutex
+	var batches []*countingBatch
+	h := New(b, Config{CacheSize: 0, Linger: time.Hour, NewWriteBatch: func() WriteBatch {
+		cb := &countingBatch{}
+		mu.Lock()
+		batches = append(batches, cb)
+		mu.Unlock()
+		return cb
+	}})
+	live := &batchSink{}
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "AAPL"}, servedJSON, protocol.From{}, live, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		b.produce("prices", "AAPL", strconv.Itoa(i))
+	}
+	live.waitFor(t, 20)
+	// From the first record: a catch-up read, then live.
+	resumed := &batchSink{}
+	if _, err := h.Subscribe(context.Background(), protocol.Path{Topic: "prices", Key: "AAPL"}, servedJSON, protocol.From{Kind: protocol.FromEarliest}, resumed, nil); err != nil {
+		t.Fatal(err)
+	}
+	resumed.waitFor(t, 20)
+	b.produce("prices", "AAPL", "20")
+	resumed.waitFor(t, 21)
+	live.waitFor(t, 21)
+
+	live.mu.Lock()
+	if live.withBatch != 21 || live.without != 0 {
+		t.Errorf("live subscriber: %d frames with a batch, %d without; want 21 and 0", live.withBatch, live.without)
+	}
+	live.mu.Unlock()
+	// The last record reaches the resumed subscriber live (with the batch)
+	// or, if its catch-up was still reading, from Kafka (without).
+	resumed.mu.Lock()
+	resumedLive := resumed.withBatch
+	if resumed.without < 20 || resumed.without+resumedLive != 21 {
+		t.Errorf("resumed subscriber: %d frames read from Kafka without a batch and %d live with one; want 20 or 21 and 21 in all", resumed.without, resumedLive)
+	}
+	resumed.mu.Unlock()
+
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		unflushed, flushed := 0, 0
+		for _, cb := range batches {
+			cb.mu.Lock()
+			unflushed, flushed = unflushed+cb.unflushed, flushed+cb.flushed
+			cb.mu.Unlock()
+		}
+		mu.Unlock()
+		if unflushed == 0 && flushed == 21+resumedLive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batches: %d deliveries flushed, %d not; want %d and 0", flushed, unflushed, 21+resumedLive)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	h.Close()
+	deadline = time.Now().Add(5 * time.Second)
+	for _, cb := range batches {
+		for {
+			cb.mu.Lock()
+			closed := cb.closed
+			cb.mu.Unlock()
+			if closed == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("a worker's batch was closed %d times after the hub closed, want 1", closed)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 }

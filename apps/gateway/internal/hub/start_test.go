@@ -21,9 +21,9 @@ type eventLog struct {
 }
 
 func (l *eventLog) note(e string) { l.mu.Lock(); l.events = append(l.events, e); l.mu.Unlock() }
-func (l *eventLog) Deliver(f *Frame) {
+func (l *eventLog) Deliver(f *Frame, wb WriteBatch) {
 	l.note("message " + strconv.FormatInt(f.Seq, 10))
-	l.recorder.Deliver(f)
+	l.recorder.Deliver(f, wb)
 }
 func (l *eventLog) Gap(g protocol.Gap) { l.note("gap " + g.Reason); l.recorder.Gap(g) }
 
@@ -110,7 +110,7 @@ func TestLatestNeverDeliversAtOrBeforeItsSeq(t *testing.T) {
 	h.topicsMu.Lock()
 	ts := h.topics["prices"]
 	h.topicsMu.Unlock()
-	h.route(ts, &routedRecord{Record: Record{Partition: p, Offset: last, Key: []byte("AAPL"), Value: []byte("9")}, shard: h.shardFor("prices", []byte("AAPL"))}, 0)
+	h.route(ts, &routedRecord{Record: Record{Partition: p, Offset: last, Key: []byte("AAPL"), Value: []byte("9")}, shard: h.shardFor("prices", []byte("AAPL"))}, 0, nil)
 	b.produce("prices", "AAPL", "3")
 	if got := l.waitFor(t, 1); !equal(got, []string{"3"}) {
 		t.Fatalf("got %v, want only the record after seq %d", got, seq)

@@ -218,7 +218,7 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 			h.stats.CacheHits.Add(1)
 			s.mu.Lock()
 			for _, f := range frames {
-				s.deliverLocked(f)
+				s.deliverLocked(f, nil)
 			}
 			s.live = true
 			s.mu.Unlock()
@@ -230,8 +230,9 @@ func (h *Hub) attach(s *Subscription, from protocol.From, next int64) {
 	s.mu.Unlock()
 }
 
-// deliverLive is called by dispatch with ep.mu held.
-func (s *Subscription) deliverLive(f *Frame) {
+// deliverLive is called by a routing worker with ep.mu held; wb is its batch
+// of writes.
+func (s *Subscription) deliverLive(f *Frame, wb WriteBatch) {
 	s.mu.Lock() // unlocked without defer: this runs for every delivered message
 	switch {
 	case s.closed:
@@ -243,14 +244,14 @@ func (s *Subscription) deliverLive(f *Frame) {
 			s.pending = append(s.pending, f)
 		}
 	default:
-		s.deliverLocked(f)
+		s.deliverLocked(f, wb)
 	}
 	s.mu.Unlock()
 }
 
 // deliverLocked delivers f unless it was already delivered (a catch-up and the live
 // stream overlap; offsets tell which records a subscriber has seen).
-func (s *Subscription) deliverLocked(f *Frame) {
+func (s *Subscription) deliverLocked(f *Frame, wb WriteBatch) {
 	switch f.Partition {
 	case s.Partition:
 		if f.Seq <= s.lastSeq {
@@ -273,7 +274,7 @@ func (s *Subscription) deliverLocked(f *Frame) {
 			s.offFirst[f.Partition] = f.Seq
 		}
 	}
-	s.sink.Deliver(f)
+	s.sink.Deliver(f, wb)
 }
 
 // catchUp reads Kafka from the requested start up to the live stream, then
@@ -348,7 +349,7 @@ func (s *Subscription) goLive(gen int, part int32) goLiveResult {
 	pending := s.pending
 	s.pending = nil
 	for _, f := range pending {
-		s.deliverLocked(f)
+		s.deliverLocked(f, nil)
 	}
 	s.live = true
 	return wentLive

@@ -127,10 +127,17 @@ func Build(cfg config.Config, log *slog.Logger) (*Node, func(context.Context) er
 		}
 	}
 	enforcer := quota.New(cat, enforcerPeers)
-	h := hub.New(backend, hub.Config{
-		CacheSize: cfg.CacheSize,
-		Logger:    log.With("component", "hub"),
-	})
+	hubCfg := hub.Config{CacheSize: cfg.CacheSize, Logger: log.With("component", "hub")}
+	if cfg.IOUring {
+		if rw, err := edge.NewRingWriter(); err != nil {
+			log.Info("WebSocket writes: one writev per socket; io_uring is not available", "err", err)
+		} else {
+			hubCfg.NewWriteBatch = rw.NewBatch
+			m.AddCounterFunc("sluice_gateway_io_uring_submissions_total", "io_uring submissions of batched WebSocket sends.", func() float64 { return float64(rw.Submissions()) })
+			m.AddCounterFunc("sluice_gateway_io_uring_sends_total", "WebSocket sends made through io_uring.", func() float64 { return float64(rw.Sends()) })
+		}
+	}
+	h := hub.New(backend, hubCfg)
 	e := edge.New(edge.Options{
 		Verifier: verifier, Catalog: cat, Hub: h, Kafka: cluster, Metrics: m,
 		Logger:                   log.With("component", "edge"),
