@@ -33,7 +33,12 @@
 // writev(2) on the caller's goroutine, so under those hub locks it takes
 // outQueue.mu (to take the batch, then released), wsConn.fdMu (around the
 // writev, which never waits: the descriptor is non-blocking) and outQueue.mu
-// again (to give the batch back and take the next). An SSE stream's push may
+// again (to give the batch back and take the next). A routing worker's
+// delivery gathers the connection into the worker's batch of io_uring sends
+// instead (edge/ringwrite.go), taking wsConn.fdMu briefly; the 64th gathered
+// send submits the batch under those hub locks, and each completion takes
+// wsConn.fdMu and outQueue.mu one after the other, as a writev's result does.
+// An SSE stream's push may
 // end the stream there (slow consumer): sseStream.mu, then outQueue.mu, one
 // after the other. Everything that may wait is handed to another goroutine:
 // a write the socket did not take at once (wsConn.writeLoop, through net.Conn
