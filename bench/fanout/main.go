@@ -31,6 +31,7 @@ import (
 	"log"
 	"maps"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -325,7 +326,15 @@ func orchestrate() {
 }
 
 // gatewayCmd is the gateway under test, listening on addr with pprof on debugAddr.
+// Both addresses must be free: waitReady asks the address for /readyz, and a
+// process left there by an earlier run would answer in the new one's place.
 func gatewayCmd(s *settings, addr, debugAddr, catalogTopic string) *exec.Cmd {
+	for _, a := range []string{addr, debugAddr} {
+		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
+			c.Close()
+			log.Fatalf("%s is in use by another process (an earlier run's gateway?): stop it or choose other addresses", a)
+		}
+	}
 	cmd := exec.Command(s.gatewayBin, "-addr", addr, "-debug-addr", debugAddr, "-kafka-brokers", s.kafka, "-catalog-topic", catalogTopic, "-log-format", "json")
 	if s.registry != "" {
 		cmd.Args = append(cmd.Args, "-schema-registry-url", s.registry)
