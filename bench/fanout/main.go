@@ -270,6 +270,11 @@ func orchestrate() {
 	sent1 := published()
 	rssEnd := rssKiB(srv.Process.Pid)
 	gatewayDelay := delayBuckets(scheme + "://" + s.gatewayAddr + "/metrics")
+	var ringSends, ringSubmissions float64
+	if !floorMode && scheme == "http" { // the helper's client does not trust the run's own CA
+		ringSends = metricSum(scheme+"://"+s.gatewayAddr+"/metrics", "sluice_gateway_io_uring_sends_total")
+		ringSubmissions = metricSum(scheme+"://"+s.gatewayAddr+"/metrics", "sluice_gateway_io_uring_submissions_total")
+	}
 	// Let in-flight messages of the window arrive, then stop.
 	time.Sleep(3 * time.Second)
 	close(stopPub)
@@ -319,6 +324,11 @@ func orchestrate() {
 	fmt.Printf("load generator CPU:         %.2f s = %.1f%% of a core\n", lgCPUSec, 100*lgCPUSec/secs)
 	if !floorMode {
 		fmt.Printf("gateway-side delay (record timestamp -> socket write, whole run, cumulative): %s\n", gatewayDelay)
+		if ringSubmissions > 0 {
+			fmt.Printf("io_uring (whole run):       %.0f sends in %.0f submissions, %.1f per submission\n", ringSends, ringSubmissions, ringSends/ringSubmissions)
+		} else {
+			fmt.Printf("io_uring (whole run):       none (writev per socket: -io-uring off, unavailable, or a gateway without it)\n")
+		}
 	} else {
 		st := floorStatsAt("http://" + s.gatewayAddr + "/stats")
 		fmt.Printf("floor writes (whole run):   %d frames, %d short writes (dropped; expected 0)\n", st.written, st.short)
