@@ -271,7 +271,7 @@ func orchestrate() {
 	rssEnd := rssKiB(srv.Process.Pid)
 	gatewayDelay := delayBuckets(scheme + "://" + s.gatewayAddr + "/metrics")
 	var ringSends, ringSubmissions float64
-	if !floorMode && scheme == "http" { // the helper's client does not trust the run's own CA
+	if !floorMode && scheme == "http" { // with -tls, http.Get would not trust the run's own CA
 		ringSends = metricSum(scheme+"://"+s.gatewayAddr+"/metrics", "sluice_gateway_io_uring_sends_total")
 		ringSubmissions = metricSum(scheme+"://"+s.gatewayAddr+"/metrics", "sluice_gateway_io_uring_submissions_total")
 	}
