@@ -19,6 +19,8 @@ interface StepResult {
   passed: number;
   failed: number;
   exitCode: number | null;
+  /** How long the step ran (not set for checks made in-process: record). */
+  seconds?: number;
 }
 
 const sum = (output: string, re: RegExp) => [...output.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
@@ -76,6 +78,7 @@ function runStep(
   options: { cwd?: string; env?: NodeJS.ProcessEnv; parse: Parser; timeoutMs?: number },
 ): Promise<StepResult> {
   say(`── ${name}: ${command} ${args.join(" ")}`);
+  const began = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: options.cwd ?? REPO_ROOT,
@@ -111,9 +114,10 @@ function runStep(
       if (timedOut) failed += 1;
       if (exitCode !== 0 && failed === 0) failed = 1;
       if (exitCode === 0 && passed === 0) passed = 1;
-      const result = { name, passed, failed, exitCode };
+      const seconds = Math.round((Date.now() - began) / 1000);
+      const result = { name, passed, failed, exitCode, seconds };
       results.push(result);
-      say(`── ${name}: ${passed} passed, ${failed} failed`);
+      say(`── ${name}: ${passed} passed, ${failed} failed (${seconds}s)`);
       resolve(result);
     });
   });
@@ -501,7 +505,11 @@ export async function runAllTests(): Promise<number> {
   const failed = results.reduce((n, r) => n + r.failed, 0);
   say("");
   say(`summary (${Math.round((Date.now() - started) / 1000)}s):`);
-  for (const r of results) say(`  ${r.failed ? "FAIL" : "ok  "}  ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+  // With each step's time: CI must stay well under its limit, and this says where the time goes.
+  for (const r of results) {
+    const took = r.seconds === undefined ? "" : ` (${r.seconds}s)`;
+    say(`  ${r.failed ? "FAIL" : "ok  "}  ${r.name}: ${r.passed} passed, ${r.failed} failed${took}`);
+  }
   process.stdout.write(`\nsluice: ${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;
 }
