@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -209,4 +210,65 @@ func readWithGorilla(wire []byte) (int, []byte, error) {
 	}
 	defer c.Close()
 	return c.ReadMessage()
+}
+
+func TestMaskBytesMatchesTheKeyByteByByte(t *testing.T) {
+	key := [4]byte{0x9a, 0x01, 0xfe, 0x37}
+	for n := 0; n <= 40; n++ {
+		for pos := 0; pos < 4; pos++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i * 7)
+			}
+			want := make([]byte, n)
+			for i := range want {
+				want[i] = b[i] ^ key[(pos+i)&3]
+			}
+			if end := maskBytes(b, key, pos); end != (pos+n)&3 {
+				t.Fatalf("n=%d pos=%d: end %d, want %d", n, pos, end, (pos+n)&3)
+			}
+			if !bytes.Equal(b, want) {
+				t.Fatalf("n=%d pos=%d:\n got %x\nwant %x", n, pos, b, want)
+			}
+		}
+	}
+}
+
+// A message in 4 KiB fragments (how gorilla's client sends one longer than its
+// write buffer) costs at most about twice its size in allocations, whether it
+// is kept or refused as too large (append's growth by a quarter cost ~5×).
+func TestReaderAllocatesAboutTwiceAFragmentedMessage(t *testing.T) {
+	const limit = 1 << 20
+	for _, size := range []int{limit, limit + 1024} {
+		payload := bytes.Repeat([]byte("z"), size)
+		var frames [][]byte
+		for i := 0; i < size; i += 4096 {
+			op := OpContinuation
+			if i == 0 {
+				op = OpText
+			}
+			frames = append(frames, clientFrame(i+4096 >= size, op, payload[i:min(i+4096, size)], m))
+		}
+		r := &Reader{Limit: limit}
+		var kind EventKind
+		var n int
+		emit := func(e Event) bool { kind, n = e.Kind, len(e.Data); return true }
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, f := range frames {
+			if err := r.Feed(f, emit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		switch {
+		case size <= limit && (kind != Message || n != size):
+			t.Fatalf("size %d: got kind %v, %d bytes", size, kind, n)
+		case size > limit && kind != TooLarge:
+			t.Fatalf("size %d: got kind %v, want TooLarge", size, kind)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*limit/2 {
+			t.Fatalf("size %d: %d bytes allocated, want at most %d", size, alloc, 5*limit/2)
+		}
+	}
 }
