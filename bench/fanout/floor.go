@@ -32,7 +32,11 @@ func floorMain(args []string) {
 	addr := fs.String("addr", "127.0.0.1:18080", "listen address")
 	keys := fs.Int("keys", 1000, "keys; each gets one message per second")
 	payload := fs.Int("payload", 512, "payload bytes per message")
+	stamp := fs.String("stamp", "write", "what a message's send time is: write (just before its own writes) or slot (when its 10 ms slot began, as all of a Kafka fetch's records arrive at once)")
 	_ = fs.Parse(args)
+	if *stamp != "write" && *stamp != "slot" {
+		log.Fatalf("-stamp %q: write or slot", *stamp)
+	}
 
 	f := &floor{keys: make([]floorKey, *keys)}
 	mux := http.NewServeMux()
@@ -51,7 +55,7 @@ func floorMain(args []string) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.generate(*payload, stop)
+		f.generate(*payload, *stamp == "slot", stop)
 	}()
 
 	sig := make(chan os.Signal, 1)
@@ -198,7 +202,12 @@ func (f *floor) parseSubscribe(data []byte) (endpoint string, key int, ok bool) 
 
 // generate gives every key one message per second in 10 ms slots, as publish()
 // does, and writes each message to the key's subscribers.
-func (f *floor) generate(size int, stop <-chan struct{}) {
+// generate gives each key one message per second, a hundredth of the keys
+// every 10 ms. With slotStamp, every message of a slot carries the slot's
+// start as its send time: its latency then includes the wait behind the
+// slot's earlier writes, as a record's does behind the rest of its fetch in
+// the gateway; else each carries the time just before its own writes.
+func (f *floor) generate(size int, slotStamp bool, stop <-chan struct{}) {
 	counters := make([]int64, len(f.keys))
 	pad := strings.Repeat("x", max(size-80, 0))
 	const slots = 100
@@ -212,13 +221,18 @@ func (f *floor) generate(size int, stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
+		slotStart := time.Now()
 		for key := slot; key < len(f.keys); key += slots {
 			counters[key]++
 			f.generated.Add(1)
 			k := &f.keys[key]
 			k.mu.Lock()
 			if len(k.subs) > 0 {
-				buf, frame = appendMessageFrame(buf[:0], k.endpoint, key, counters[key], pad)
+				at := slotStart
+				if !slotStamp {
+					at = time.Now()
+				}
+				buf, frame = appendMessageFrame(buf[:0], k.endpoint, key, counters[key], pad, at)
 				for _, s := range k.subs {
 					s.frame = frame
 					if err := s.raw.Write(s.write); err != nil {
@@ -244,8 +258,7 @@ const maxFrameHeader = 10
 // appendMessageFrame encodes one message as a complete WebSocket text frame (a
 // gateway message frame whose data is the payload publish() sends) into buf and
 // returns buf, for reuse, and the frame, a suffix of it.
-func appendMessageFrame(buf []byte, endpoint string, key int, n int64, pad string) (all, frame []byte) {
-	now := time.Now()
+func appendMessageFrame(buf []byte, endpoint string, key int, n int64, pad string, now time.Time) (all, frame []byte) {
 	buf = append(buf, make([]byte, maxFrameHeader)...)
 	buf = append(buf, `{"type":"message","endpoint":"`...)
 	buf = append(buf, endpoint...)

@@ -49,6 +49,8 @@ type hostileSettings struct {
 	floodRate                      int
 	floodHold                      time.Duration
 	maxPerAddress                  int
+	// nice is the niceness the misbehaving clients' processes run at.
+	nice int
 }
 
 func (h *hostileSettings) flags() {
@@ -62,6 +64,7 @@ func (h *hostileSettings) flags() {
 	flag.IntVar(&h.floodRate, "flood-rate", 2000, "with -hostile: upgrades per second from 127.0.0.9 during the window (0: no flood)")
 	flag.DurationVar(&h.floodHold, "flood-hold", time.Second, "with -hostile: how long a flood connection that was accepted is held")
 	flag.IntVar(&h.maxPerAddress, "max-per-address", 0, "the gateway's -max-connections-per-address (0: flag not passed, no bound)")
+	flag.IntVar(&h.nice, "hostile-nice", 0, "with -hostile: niceness of the misbehaving clients' processes (19: they take only CPU nothing else wants, as if they ran on machines of their own)")
 }
 
 // check refuses a bound that the normal clients' own processes would hit.
@@ -127,6 +130,10 @@ func startHostile(h *hostileSettings, s *settings, topic, token, url string, pid
 			"-url", url, "-token", token, "-src", src,
 			"-from", strconv.FormatInt(from.UnixNano(), 10), "-to", strconv.FormatInt(to.UnixNano(), 10)}, extra...)
 		cmd := exec.Command(os.Args[0], args...)
+		if h.nice != 0 {
+			// Through nice(1): every thread the process makes inherits it.
+			cmd = exec.Command("nice", append([]string{"-n", strconv.Itoa(h.nice), os.Args[0]}, args...)...)
+		}
 		out, err := cmd.StdoutPipe()
 		must(err)
 		cmd.Stderr = os.Stderr

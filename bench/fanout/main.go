@@ -76,6 +76,7 @@ type settings struct {
 	warmup, measure                  time.Duration
 	server                           string
 	kafka, gatewayBin, gatewayAddr   string
+	floorStamp                       string
 	debugAddr, gatewayLogs           string
 	payload                          int
 	// keyPeriod is how often each key gets a message (1s: the fan-out
@@ -105,6 +106,7 @@ func orchestrate() {
 	flag.DurationVar(&s.warmup, "warmup", 15*time.Second, "publishing before the measurement window")
 	flag.DurationVar(&s.measure, "measure", 60*time.Second, "measurement window")
 	flag.StringVar(&s.server, "server", "gateway", "server under test: gateway (the binary given by -gateway, fed by Kafka) or floor (fanout floor-server: generates the messages itself, one write(2) per message per socket)")
+	flag.StringVar(&s.floorStamp, "floor-stamp", "write", "with -server floor: a message's send time is just before its writes (write) or its 10 ms slot's start (slot: the wait behind the slot's earlier writes counts, as behind a fetch's earlier records in the gateway)")
 	flag.StringVar(&s.kafka, "kafka", "127.0.0.1:9092", "Kafka bootstrap broker")
 	flag.StringVar(&s.gatewayBin, "gateway", "", "gateway binary to start (required with -server gateway)")
 	flag.StringVar(&s.gatewayAddr, "gateway-addr", "127.0.0.1:18080", "address for the server under test")
@@ -174,7 +176,7 @@ func orchestrate() {
 	token := "floor"                 // the floor server does not check it
 	scheme := "http"
 	if floorMode {
-		srv = exec.Command(os.Args[0], "floor-server", "-addr", s.gatewayAddr, "-keys", strconv.Itoa(s.keys), "-payload", strconv.Itoa(s.payload))
+		srv = exec.Command(os.Args[0], "floor-server", "-addr", s.gatewayAddr, "-keys", strconv.Itoa(s.keys), "-payload", strconv.Itoa(s.payload), "-stamp", s.floorStamp)
 		srv.Stdout, srv.Stderr = io.Discard, os.Stderr // its short-write count at exit
 		statsURL := "http://" + s.gatewayAddr + "/stats"
 		published = func() int64 { return floorStatsAt(statsURL).generated }
