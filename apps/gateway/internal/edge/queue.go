@@ -76,6 +76,10 @@ type outQueue struct {
 	writing bool
 	// overflowed is set when PolicyDisconnect hit the bound; the owner closes.
 	overflowed bool
+	// slow is set when a push reported the session slow (pushResult.slow),
+	// which counts it as a slow disconnect: a write deadline that ends it
+	// later does not count it again (countWriteTimeout).
+	slow bool
 	// finished is set once the closing frame is queued (pushFinal): one per session.
 	finished bool
 
@@ -119,7 +123,7 @@ func (q *outQueue) push(it item) (r pushResult) {
 	}
 	if len(q.items) >= q.capacity {
 		if q.policy == PolicyDisconnect {
-			q.overflowed = true
+			q.overflowed, q.slow = true, true
 			r.slow = true
 			q.mu.Unlock()
 			return r
@@ -131,7 +135,7 @@ func (q *outQueue) push(it item) (r pushResult) {
 			// dropped messages at every overflow: the queue would grow with
 			// every message. Twice the bound is where it is closed as a slow
 			// consumer instead, so memory stays bounded under either policy.
-			q.overflowed = true
+			q.overflowed, q.slow = true, true
 			r.slow = true
 			q.mu.Unlock()
 			return r
@@ -262,10 +266,18 @@ func (q *outQueue) close() {
 }
 
 // countWriteTimeout counts a session ended because its client took nothing
-// for a whole write deadline as a slow consumer: it gets no closing frame (its
-// socket is full), so the metric is what says it happened.
-func (s *Edge) countWriteTimeout(err error) {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+// for a whole write deadline (q is its queue) as a slow consumer: it gets no
+// closing frame (its socket is full), so the metric is what says it happened.
+// A session already counted when its queue overflowed is not counted twice.
+func (s *Edge) countWriteTimeout(q *outQueue, err error) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return
+	}
+	q.mu.Lock()
+	counted := q.slow
+	q.slow = true
+	q.mu.Unlock()
+	if !counted {
 		s.opt.Metrics.SlowDisconnects.Inc()
 	}
 }

@@ -116,7 +116,7 @@ func (s *Edge) serveSSE(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-st.wake:
 			if _, _, err := st.out.drain(st.out.take(), sw, s.opt.Metrics); err != nil {
-				s.countWriteTimeout(err)
+				s.countWriteTimeout(&st.out, err)
 				return
 			}
 		case <-st.reason:

@@ -151,10 +151,22 @@ func TestWSStreamSkipsWhatTheInlineWriteWrote(t *testing.T) {
 func TestAWriteDeadlineCloseCountsAsASlowDisconnect(t *testing.T) {
 	m := metrics.New()
 	s := &Edge{opt: Options{Metrics: m}}
-	s.countWriteTimeout(fmt.Errorf("write tcp 127.0.0.1:8080->127.0.0.1:50000: %w", os.ErrDeadlineExceeded))
-	s.countWriteTimeout(syscall.ECONNRESET)
-	s.countWriteTimeout(net.ErrClosed)
+	deadline := fmt.Errorf("write tcp 127.0.0.1:8080->127.0.0.1:50000: %w", os.ErrDeadlineExceeded)
+	s.countWriteTimeout(&outQueue{}, deadline)
+	s.countWriteTimeout(&outQueue{}, syscall.ECONNRESET)
+	s.countWriteTimeout(&outQueue{}, net.ErrClosed)
 	if got := counterValue(t, m, "sluice_gateway_slow_disconnects_total"); got != 1 {
 		t.Fatalf("slow disconnects %v, want 1 (the deadline only)", got)
+	}
+	// A queue that overflowed was counted then (countDropped): its writer's
+	// deadline, when its socket stays full, is the same disconnect.
+	q := &outQueue{capacity: 2, policy: PolicyDisconnect}
+	for i := range 3 {
+		s.countDropped(q.push(frame("/a/1", int64(i))))
+	}
+	s.countWriteTimeout(q, deadline)
+	s.countWriteTimeout(q, deadline)
+	if got := counterValue(t, m, "sluice_gateway_slow_disconnects_total"); got != 2 {
+		t.Fatalf("slow disconnects %v, want 2 (one for the overflowed queue, however it ends)", got)
 	}
 }

@@ -153,7 +153,7 @@ func (c *wsConn) writeLoop(batch []item, skip int) {
 	w := wsStream{c: c, skip: skip}
 	final, grace, err := c.out.drain(batch, &w, c.srv.opt.Metrics)
 	if err != nil {
-		c.srv.countWriteTimeout(err)
+		c.srv.countWriteTimeout(&c.out, err)
 		c.writeFailed()
 		return
 	}
