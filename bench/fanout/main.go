@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -77,6 +78,7 @@ type settings struct {
 	server                           string
 	kafka, gatewayBin, gatewayAddr   string
 	floorStamp                       string
+	clientGOGC                       int
 	debugAddr, gatewayLogs           string
 	payload                          int
 	// keyPeriod is how often each key gets a message (1s: the fan-out
@@ -120,6 +122,7 @@ func orchestrate() {
 	flag.StringVar(&s.metering, "metering", "on", `gateway mode: usage metering on (a usage record every 5 s into a topic of the run's own), off (-usage-interval 0), or "" (pass no flag: a gateway built before metering)`)
 	flag.BoolVar(&s.tls, "tls", false, "gateway mode: the gateway serves TLS itself (a throw-away CA and certificate for 127.0.0.1) and clients connect with wss://")
 	flag.BoolVar(&s.probe, "probe", true, "with -server gateway: also measure Kafka-only latency with a plain consumer of the data topic")
+	flag.IntVar(&s.clientGOGC, "client-gogc", 0, "the Go collector target of the measuring side only (load generators, publisher, probe); 0 leaves Go's default. The server under test keeps its own")
 	s.failover.flags()
 	hostile := &hostileSettings{}
 	hostile.flags()
@@ -127,6 +130,12 @@ func orchestrate() {
 	soak.flags()
 	flag.Parse()
 	soak.parse()
+	if s.clientGOGC > 0 {
+		// The measuring side's own collections show up in its latency
+		// figures (the probe's too); this keeps them out of the way without
+		// touching the server's setting (its process does not inherit it).
+		debug.SetGCPercent(s.clientGOGC)
+	}
 	if s.failover.enabled() {
 		if s.server != "gateway" || s.gatewayBin == "" {
 			log.Fatal("-failover needs -server gateway and -gateway")
@@ -394,6 +403,9 @@ func startClients(s *settings, topic, token, url string, from, to time.Time, ext
 			args = append(args, "-ca", s.caFile)
 		}
 		cmd := exec.Command(os.Args[0], args...)
+		if s.clientGOGC > 0 {
+			cmd.Env = append(os.Environ(), "GOGC="+strconv.Itoa(s.clientGOGC))
+		}
 		out, err := cmd.StdoutPipe()
 		must(err)
 		cmd.Stderr = os.Stderr
