@@ -238,13 +238,8 @@ func (b *ringBatch) complete(s *ringSend) {
 		if final, grace := c.out.written(s.batch, s.counted, c.srv.opt.Metrics); final {
 			c.closeAfter(grace)
 		}
-		next := c.out.take()
-		switch {
-		case next == nil: // writer role released
-		case len(next) > maxInlineBatch:
-			go c.writeLoop(next, 0)
-		default:
-			b.add(c, next)
-		}
+		// What was queued meanwhile: into the next submission (or writeLoop
+		// for a burst); an empty queue releases the writer role.
+		c.flushVia(b)
 	}
 }
