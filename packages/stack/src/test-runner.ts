@@ -11,6 +11,7 @@ import { portalSecretKey } from "./portal-prepare.ts";
 import { stackFile } from "./stack.ts";
 import { oauthIssuerFiles } from "./test-oauth-issuer.ts";
 import { isAlive } from "./supervisor.ts";
+import { type FailureExtractor, goTestFailures, lastLines, nodeTestFailures, playwrightFailures } from "./test-failures.ts";
 
 type Parser = (output: string) => { passed: number; failed: number };
 
@@ -21,6 +22,8 @@ interface StepResult {
   exitCode: number | null;
   /** How long the step ran (not set for checks made in-process: record). */
   seconds?: number;
+  /** What failed, a few lines per failing test, repeated at the end of the run. */
+  failures?: string[];
 }
 
 const sum = (output: string, re: RegExp) => [...output.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
@@ -39,6 +42,14 @@ const playwrightCounts: Parser = (out) => ({
 });
 /** A check with no count of its own (typecheck): one pass or one failure. */
 const exitCodeOnly: Parser = () => ({ passed: 0, failed: 0 });
+
+/** How each parser's output names its failures; any other step shows its last lines. */
+const failureExtractors = new Map<Parser, FailureExtractor>([
+  [nodeTestCounts, nodeTestFailures],
+  [goTestCounts, goTestFailures],
+  [playwrightCounts, playwrightFailures],
+]);
+const stepTail = lastLines(25);
 
 const results: StepResult[] = [];
 /** Everything the steps and the test stack printed, searched for secrets at the end. */
@@ -115,7 +126,11 @@ function runStep(
       if (exitCode !== 0 && failed === 0) failed = 1;
       if (exitCode === 0 && passed === 0) passed = 1;
       const seconds = Math.round((Date.now() - began) / 1000);
-      const result = { name, passed, failed, exitCode, seconds };
+      const result: StepResult = { name, passed, failed, exitCode, seconds };
+      if (failed > 0) {
+        const named = failureExtractors.get(options.parse)?.(output) ?? [];
+        result.failures = named.length > 0 ? named : stepTail(output);
+      }
       results.push(result);
       say(`── ${name}: ${passed} passed, ${failed} failed (${seconds}s)`);
       resolve(result);
@@ -124,7 +139,7 @@ function runStep(
 }
 
 function record(name: string, ok: boolean, detail: string): void {
-  results.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, exitCode: ok ? 0 : 1 });
+  results.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, exitCode: ok ? 0 : 1, failures: ok ? undefined : [detail] });
   say(`── ${name}: ${ok ? "ok" : `FAILED: ${detail}`}`);
 }
 
@@ -504,6 +519,16 @@ export async function runAllTests(): Promise<number> {
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   say("");
+  // CI shows the tail of the output: what failed goes there, not only 400 KB above.
+  const failedSteps = results.filter((r) => r.failed > 0);
+  if (failedSteps.length > 0) {
+    say("what failed:");
+    for (const r of failedSteps) {
+      say(`  ${r.name}:`);
+      for (const line of r.failures ?? [`(${r.failed} check(s); see above)`]) say(`    ${line}`);
+    }
+    say("");
+  }
   say(`summary (${Math.round((Date.now() - started) / 1000)}s):`);
   // With each step's time: CI must stay well under its limit, and this says where the time goes.
   for (const r of results) {
