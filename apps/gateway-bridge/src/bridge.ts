@@ -50,6 +50,16 @@ interface Shared {
   setLeader(on: boolean): void;
 }
 
+/**
+ * Between two publisher sessions that did not get as far as publishing (the
+ * database or Kafka away): 250 ms plus up to 2 s of jitter, doubling from
+ * 200 ms. A session attempt is one connection and one query, cheap to repeat;
+ * with the 10 s cap of the other loops, the bridges came back up to ~10 s
+ * after PostgreSQL did (5.7 s in a chaos run), the catalog frozen meanwhile.
+ */
+const SESSION_RETRY_MIN_MS = 250;
+const SESSION_RETRY_JITTER_CAP_MS = 2_000;
+
 export async function startBridge(config: BridgeConfig): Promise<RunningBridge> {
   const db = createDb({ url: config.databaseUrl, max: 4 });
   const pool = db.$client;
@@ -102,7 +112,7 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
       }
       if (stopping.signal.aborted) break;
       attempt = led ? 0 : attempt + 1;
-      await sleep(500 + backoffMs(attempt), stopping.signal);
+      await sleep(SESSION_RETRY_MIN_MS + backoffMs(attempt, SESSION_RETRY_JITTER_CAP_MS), stopping.signal);
     }
   })();
 
@@ -142,12 +152,17 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     lost.abort();
   });
   const admin = shared.kafka.admin();
-  const publisher = new Publisher(shared.kafka, config.catalogTopic, (err) => {
-    // Logged even when the term is already ending: a refused (fenced) write is worth seeing.
-    log(`publishing failed, ending this leadership term: ${describeKafkaError(err, config.kafka)}`);
-    if (err && typeof err === "object") reported.add(err);
-    lost.abort();
-  });
+  const publisher = new Publisher(
+    shared.kafka,
+    config.catalogTopic,
+    (err) => {
+      // Logged even when the term is already ending: a refused (fenced) write is worth seeing.
+      log(`publishing failed, ending this leadership term: ${describeKafkaError(err, config.kafka)}`);
+      if (err && typeof err === "object") reported.add(err);
+      lost.abort();
+    },
+    lost.signal,
+  );
   const leaseCheckMs = (config.leaseSeconds * 1000) / 3;
   let pump: Pump | null = null;
   const timers: NodeJS.Timeout[] = [];

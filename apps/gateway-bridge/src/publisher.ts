@@ -19,7 +19,18 @@
 // takes the lock again before it fences again. Re-initialising within a term
 // could fence the rightful leader from a zombie and let the zombie publish
 // rows it read before it froze.
+//
+// One refusal is not a failure: CONCURRENT_TRANSACTIONS, which the
+// coordinator answers while it is still writing the markers of the previous
+// transaction. Kafka expects the client to retry it (Java's producer does,
+// for as long as a send may take), and after a broker outage the markers can
+// take seconds, longer than kafkajs' own few retries. `send` retries such a
+// batch in a new transaction, within the term: nothing of it was written
+// (AddPartitionsToTxn comes before any produce), and the epoch is unchanged,
+// so the fence still holds.
 import type { Kafka, Producer } from "kafkajs";
+import { log } from "./log.ts";
+import { sleep } from "./pump.ts";
 
 export interface OutgoingRecord {
   key: string;
@@ -34,6 +45,21 @@ export interface OutgoingRecord {
  */
 const TRANSACTION_TIMEOUT_MS = 20_000;
 
+/**
+ * How long a batch is retried while the coordinator answers
+ * CONCURRENT_TRANSACTIONS before the term ends: a previous transaction's
+ * markers unwritten for longer than this is a broker in trouble.
+ */
+const CONCURRENT_TRANSACTIONS_WAIT_MS = 15_000;
+
+/** Whether kafkajs' error (or the error it wraps after its own retries) is CONCURRENT_TRANSACTIONS. */
+export function isConcurrentTransactions(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { type?: unknown }).type === "CONCURRENT_TRANSACTIONS") return true;
+  }
+  return false;
+}
+
 /** The transactional.id every bridge publishing `topic` shares. */
 export const transactionalIdFor = (topic: string) => `sluice-bridge.${topic}`;
 
@@ -46,6 +72,8 @@ export class Publisher {
     private readonly topic: string,
     /** Called once, with the first failure: the leadership term must end. */
     private readonly onFailure: (err: unknown) => void,
+    /** The term's end: a batch waiting out CONCURRENT_TRANSACTIONS stops waiting. */
+    private readonly termEnded: AbortSignal = new AbortController().signal,
   ) {}
 
   /**
@@ -70,22 +98,59 @@ export class Publisher {
     });
   }
 
+  /** How many batches were sent again after CONCURRENT_TRANSACTIONS (for tests and the log). */
+  concurrentRetries = 0;
+
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.guard(async () => {
-      if (!this.producer) throw new Error("the publisher was not fenced in (call fence() first)");
-      const txn = await this.producer.transaction();
-      try {
-        // One batch to one partition keeps the order of `records`.
-        await txn.send({ topic: this.topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value, partition: 0 })) });
-        await txn.commit();
-      } catch (err) {
-        // Best effort; a fenced or unreachable coordinator aborts it anyway
-        // (the next leader's fence, or the transaction timeout).
-        if (txn.isActive()) await txn.abort().catch(() => {});
-        throw err;
+      const began = Date.now();
+      for (let attempt = 0; ; attempt++) {
+        const { error, endedCleanly } = await this.sendInTransaction(records);
+        if (!error) {
+          if (attempt > 0)
+            log(
+              `a batch of ${records.length} waited ${Date.now() - began} ms for Kafka to finish the previous transaction (${attempt} retries)`,
+            );
+          return;
+        }
+        const retry =
+          isConcurrentTransactions(error) &&
+          endedCleanly &&
+          !this.termEnded.aborted &&
+          Date.now() - began < CONCURRENT_TRANSACTIONS_WAIT_MS;
+        if (!retry) throw error;
+        this.concurrentRetries++;
+        // Java's producer waits 20 ms for this answer; doubling to 500 ms.
+        await sleep(Math.min(500, 20 * 2 ** attempt), this.termEnded);
       }
     });
+  }
+
+  /**
+   * One transaction with `records`. On failure, whether it ended cleanly:
+   * aborted, so the producer can begin another (a failed commit leaves it
+   * neither committed nor aborted: the term must end, and the next fence
+   * aborts it).
+   */
+  private async sendInTransaction(records: readonly OutgoingRecord[]): Promise<{ error?: unknown; endedCleanly: boolean }> {
+    if (!this.producer) throw new Error("the publisher was not fenced in (call fence() first)");
+    const txn = await this.producer.transaction();
+    try {
+      // One batch to one partition keeps the order of `records`.
+      await txn.send({ topic: this.topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value, partition: 0 })) });
+      await txn.commit();
+      return { endedCleanly: true };
+    } catch (error) {
+      // Best effort; a fenced or unreachable coordinator aborts it anyway
+      // (the next leader's fence, or the transaction timeout).
+      if (!txn.isActive()) return { error, endedCleanly: false };
+      const aborted = await txn.abort().then(
+        () => true,
+        () => false,
+      );
+      return { error, endedCleanly: aborted };
+    }
   }
 
   private async guard(work: () => Promise<void>): Promise<void> {

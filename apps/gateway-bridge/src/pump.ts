@@ -37,8 +37,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with full jitter: 200 ms doubling up to 10 s. */
-export const backoffMs = (attempt: number) => Math.random() * Math.min(10_000, 200 * 2 ** Math.min(attempt, 10));
+/** Exponential backoff with full jitter: 200 ms doubling up to `capMs` (10 s). */
+export const backoffMs = (attempt: number, capMs = 10_000) => Math.random() * Math.min(capMs, 200 * 2 ** Math.min(attempt, 10));
 
 export class Pump {
   private drainWanted = false;
