@@ -43,6 +43,19 @@ test("the contract's example parses as written", () => {
   assert.deepEqual(r.record, sample());
 });
 
+test("an app subscribed to nothing: endpoints left out, or null as older gateways wrote it, count as none", () => {
+  for (const endpoints of [undefined, null]) {
+    const v = sample();
+    const connectedOnly: Record<string, unknown> = { app: "5d1f7c2e-0000-4000-8000-000000000003", connections: 2 };
+    if (endpoints === null) connectedOnly.endpoints = null;
+    (v.apps as unknown[]).push(connectedOnly);
+    const r = parse(v);
+    assert.ok(r.ok, r.ok ? "" : r.reason);
+    assert.deepEqual(r.record.apps[1]!.endpoints, []);
+    assert.equal(r.record.apps[1]!.connections, 2);
+  }
+});
+
 test("unknown members are ignored and left-out counters are zero", () => {
   const v = sample() as Record<string, unknown>;
   v.future = { x: 1 };

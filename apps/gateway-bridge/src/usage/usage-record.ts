@@ -31,7 +31,13 @@ const appUsage = z.object({
   app: z.uuid(),
   connections: optionalGauge,
   refused: z.object({ connections: optionalCount }).optional().default({ connections: 0 }),
-  endpoints: z.array(endpointUsage).max(100_000).optional().default([]),
+  // Gateways before 2026-11-28 wrote null for an app subscribed to nothing; it
+  // was refused with the whole record (every app's counts of that interval).
+  endpoints: z
+    .array(endpointUsage)
+    .max(100_000)
+    .nullish()
+    .transform((endpoints) => endpoints ?? []),
 });
 
 const usageRecord = z

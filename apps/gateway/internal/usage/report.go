@@ -26,11 +26,13 @@ type Record struct {
 
 // AppRecord is one app's usage in a Record.
 type AppRecord struct {
-	App         string           `json:"app"`
-	Connections int              `json:"connections"`
-	Errors      int64            `json:"errors"`
-	Refused     AppRefused       `json:"refused"`
-	Endpoints   []EndpointRecord `json:"endpoints"`
+	App         string     `json:"app"`
+	Connections int        `json:"connections"`
+	Errors      int64      `json:"errors"`
+	Refused     AppRefused `json:"refused"`
+	// Left out when empty (an app connected but subscribed to nothing): a nil
+	// slice would be written as null, which the bridge refused, record and all.
+	Endpoints []EndpointRecord `json:"endpoints,omitempty"`
 }
 
 // AppRefused counts the app's refusals not tied to an endpoint.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,6 +69,12 @@ func TestRecordsCarryTheIntervalsCountersAndTheGauges(t *testing.T) {
 	}
 	if got, _ := json.Marshal(rec.Apps); string(got) != mustJSON(want) {
 		t.Fatalf("apps:\n%s\nwant\n%s", got, mustJSON(want))
+	}
+
+	// An app subscribed to nothing (a2, a3) has no endpoints member at all: null
+	// there made the bridge refuse the whole record.
+	if raw, _ := json.Marshal(rec); strings.Contains(string(raw), "null") {
+		t.Fatalf("the record carries a null: %s", raw)
 	}
 
 	// The next interval: counters start again from zero; idle apps are left out.
