@@ -276,8 +276,10 @@ test("retention deletes minute buckets, idempotency and node rows after 7 days a
     );
     return rows.map((r) => r.days);
   };
-  // The next sweeps (every second) remove what is past retention.
-  await waitFor("the old minute rows deleted", async () => (await ages("usage_endpoint_minutes", "bucket_start")).length === 1);
+  // The next sweeps (every second) remove what is past retention. A sweep
+  // deletes table by table, usage_app_hours last: waiting on the first table
+  // alone raced the sweep's later statements (an 8-day hour row seen as 91).
+  await waitFor("a whole sweep", async () => (await ages("usage_app_hours", "bucket_start")).length === 2);
   assert.deepEqual(await ages("usage_endpoint_minutes", "bucket_start"), [0]);
   assert.deepEqual(await ages("usage_app_minutes", "bucket_start"), [0]);
   assert.deepEqual(await ages("usage_intervals", "interval_start"), [0]);
