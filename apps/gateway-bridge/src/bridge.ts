@@ -27,6 +27,7 @@ import { errorText, log } from "./log.ts";
 import { BridgeMetrics } from "./metrics.ts";
 import { Publisher } from "./publisher.ts";
 import { Pump, backoffMs, sleep } from "./pump.ts";
+import { TopicFollower } from "./topic-follower.ts";
 import { startUsageAggregator } from "./usage/aggregator.ts";
 
 /** Old published outbox rows are deleted at most this often. */
@@ -47,8 +48,17 @@ interface Shared {
   pool: pg.Pool;
   kafka: Kafka;
   metrics: BridgeMetrics;
+  /** The catalog topic as it is written, for a takeover's read (topic-follower.ts). */
+  follower: TopicFollower;
   setLeader(on: boolean): void;
 }
+
+/**
+ * How long a takeover waits for the follower to reach the topic's end after
+ * the fence (the fence's abort marker, if any, is the last thing to arrive)
+ * before it reads the topic back instead.
+ */
+const FOLLOWER_WAIT_MS = 2_000;
 
 /** Each call answers the milliseconds since the previous one (or since the stopwatch was made). */
 function stopwatch(): () => number {
@@ -85,12 +95,15 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
   const healthAdmin = kafka.admin();
   const metrics = new BridgeMetrics(pool);
   let leader = false;
+  const follower = new TopicFollower(kafka, config.catalogTopic);
+  follower.start();
   const shared: Shared = {
     config,
     db,
     pool,
     kafka,
     metrics,
+    follower,
     setLeader(on) {
       leader = on;
       metrics.leader.set(on ? 1 : 0);
@@ -131,7 +144,8 @@ export async function startBridge(config: BridgeConfig): Promise<RunningBridge> 
     server,
     async stop() {
       stopping.abort();
-      await Promise.all([loop, usage.stop()]);
+      await Promise.all([loop, usage.stop(), follower.stop()]);
+      await follower.deleteGroup(healthAdmin);
       server.close();
       await healthAdmin.disconnect().catch(() => {});
       await pool.end().catch(() => {});
@@ -236,7 +250,11 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     const activePump = pump;
     session.on("notification", () => activePump.wake());
 
-    for (const [key, value] of currentState(await readTopic(shared.kafka, admin, config.catalogTopic))) topicState.set(key, value);
+    const end = BigInt((await admin.fetchTopicOffsets(config.catalogTopic)).find((o) => o.partition === 0)?.high ?? "0");
+    const followed = await shared.follower.stateAt(end, FOLLOWER_WAIT_MS);
+    const readFrom = followed ? "followed" : "read back";
+    for (const [key, value] of followed ?? currentState(await readTopic(shared.kafka, admin, config.catalogTopic)))
+      topicState.set(key, value);
     const readMs = took();
     await pump.reconcile();
     const reconcileMs = took();
@@ -244,7 +262,7 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     published = true;
     log(
       `catalog topic ${config.catalogTopic} is in sync (${topicState.size} keys) ${topicMs + fenceMs + readMs + reconcileMs} ms after the lock ` +
-        `(topic checked ${topicMs} ms, fence ${fenceMs} ms, read back ${readMs} ms, reconciled ${reconcileMs} ms); publishing outbox changes`,
+        `(topic checked ${topicMs} ms, fence ${fenceMs} ms, topic state ${readMs} ms (${readFrom}), reconciled ${reconcileMs} ms); publishing outbox changes`,
     );
 
     pump.start();

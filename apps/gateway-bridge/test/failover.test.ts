@@ -47,6 +47,8 @@ test("the leader SIGKILLed mid-outbox under a stream of changes: the standby pub
   const a = await startBridgeProcess({ databaseUrl: db.url, topic });
   await a.waitForLog(/publishing outbox changes/);
   const b = await startBridgeProcess({ databaseUrl: db.url, topic });
+  // The standby follows the topic, so its takeover need not read it back (topic-follower.ts).
+  await b.waitForLog(/following \S+ for takeovers/);
   const writer = new CatalogWriter(db.pool);
   await writer.start();
   try {
@@ -61,6 +63,10 @@ test("the leader SIGKILLed mid-outbox under a stream of changes: the standby pub
     );
     assert.ok(failoverMs < FAILOVER_BOUND_MS, `failover took ${Math.round(failoverMs)} ms, bound ${FAILOVER_BOUND_MS} ms`);
     assert.match(b.output(), /holding the publisher lock/);
+    await b.waitForLog(/is in sync/);
+    const inSync = b.output().match(/is in sync .*/)?.[0] ?? "";
+    console.log(`failover: the standby's ${inSync}`);
+    assert.match(inSync, /topic state \d+ ms \(followed\)/);
     // The stream goes on under the new leader for a while.
     const published1 = await published(b);
     await waitFor("the new leader publishing the ongoing stream", async () => (await published(b)) >= published1 + 20);

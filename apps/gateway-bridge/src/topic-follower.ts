@@ -1,0 +1,143 @@
+// Every bridge, leader or standby, follows the catalog topic as it is written,
+// so that a takeover knows the topic's state without reading it back from the
+// start. Reading it back means a new consumer group (kafkajs has no manual
+// assignment): a join, which took 1.3-1.5 s of a 3.4 s takeover in chaos runs
+// here, plus group.initial.rebalance.delay.ms on brokers that keep Kafka's
+// default (3 s), since every such group is new. The follower's group joins
+// once, when the bridge starts, and then only after a crash or an outage.
+//
+// A takeover asks for the state as of the topic's end offset listed after its
+// fence: nothing can be appended after that but the new leader's own records,
+// so once the follower has processed up to that offset its state is exactly
+// what a read from the start would give. A follower that is not running, or
+// not there within a short wait, is not waited for: readTopic still works.
+import { randomUUID } from "node:crypto";
+import type { Admin, Consumer, Kafka } from "kafkajs";
+import type { TopicRecord } from "./catalog-diff.ts";
+import { errorText, log } from "./log.ts";
+import { backoffMs, sleep } from "./pump.ts";
+
+export class TopicFollower {
+  /** The last value per key of what was processed; tombstoned keys are absent. */
+  private state = new Map<string, string>();
+  /**
+   * The offset of partition 0 processed last (records, markers and compacted
+   * gaps: kafkajs' batch events), -1n before any. It moves back when kafkajs
+   * reads from an earlier offset again (a restart after a crash): the records
+   * replayed from there lead back to the same state, and a caller waits for
+   * an offset at least as far as anything processed before.
+   */
+  private position = -1n;
+  /** The consumer once it runs (null while starting or after it stopped). */
+  private consumer: Consumer | null = null;
+  /** The consumer being started or running: what stop() disconnects. */
+  private current: Consumer | null = null;
+  private readonly waiters = new Set<() => void>();
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | null = null;
+  private readonly groupId = `sluice-bridge-follow-${randomUUID()}`;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+  ) {}
+
+  /** Starts following in the background; retries until the topic exists and the consumer runs. */
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /**
+   * The topic's state once everything up to `end` (exclusive: the end offset
+   * listed after the fence) was processed, or undefined if that did not
+   * happen within `timeoutMs` (the caller reads the topic back instead).
+   */
+  async stateAt(end: bigint, timeoutMs: number): Promise<Map<string, string> | undefined> {
+    const reached = () => this.consumer !== null && this.position >= end - 1n;
+    if (end <= 0n) return new Map();
+    if (!reached()) {
+      await new Promise<void>((resolve) => {
+        const check = () => {
+          if (reached()) finish();
+        };
+        const finish = () => {
+          clearTimeout(timer);
+          this.waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        this.waiters.add(check);
+      });
+    }
+    // Past the end is a topic deleted and created again under us: not to be trusted.
+    if (!reached() || this.position > end - 1n) return undefined;
+    return new Map(this.state);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    // Also ends a connect or subscribe still retrying (Kafka away).
+    await this.current?.disconnect().catch(() => {});
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
+      const consumer = this.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
+      this.current = consumer;
+      const crashed = new Promise<unknown>((resolve) => {
+        consumer.on(consumer.events.CRASH, (e) => {
+          // kafkajs restarts by itself after a retriable crash (and reads from
+          // the start again: nothing is committed); otherwise this loop does.
+          if (!e.payload.restart) resolve(e.payload.error);
+        });
+      });
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topic: this.topic, fromBeginning: true });
+        consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+          if (e.payload.partition !== 0 || e.payload.lastOffset == null) return;
+          this.position = BigInt(e.payload.lastOffset);
+          for (const check of [...this.waiters]) check();
+        });
+        await consumer.run({
+          autoCommit: false,
+          eachMessage: async ({ partition, message }) => {
+            if (partition !== 0 || message.key === null) return;
+            this.apply({ key: message.key.toString("utf8"), value: message.value === null ? null : message.value.toString("utf8") });
+          },
+        });
+        this.consumer = consumer;
+        attempt = 0;
+        log(`following ${this.topic} for takeovers (consumer group ${this.groupId})`);
+        const ended = await Promise.race([crashed, once(this.stopping.signal)]);
+        if (ended !== undefined) log(`following ${this.topic} stopped, starting again: ${errorText(ended)}`);
+      } catch (err) {
+        // Usually the topic does not exist yet (a fresh cluster before the first leader creates it).
+        if (attempt === 2) log(`cannot follow ${this.topic} yet (takeovers read it back instead): ${errorText(err)}`);
+      } finally {
+        this.consumer = null;
+        this.current = null;
+        await consumer.disconnect().catch(() => {});
+      }
+      // A new consumer reads from the start: the state is rebuilt from nothing.
+      this.state = new Map();
+      this.position = -1n;
+      if (!this.stopping.signal.aborted) await sleep(500 + backoffMs(attempt), this.stopping.signal);
+    }
+  }
+
+  private apply(r: TopicRecord): void {
+    if (r.value === null) this.state.delete(r.key);
+    else this.state.set(r.key, r.value);
+  }
+
+  /** Deletes the follower's consumer group (it has no offsets; this only tidies up). */
+  async deleteGroup(admin: Admin): Promise<void> {
+    await admin.deleteGroups([this.groupId]).catch(() => {});
+  }
+}
+
+function once(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined))));
+}
