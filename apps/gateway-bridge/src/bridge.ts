@@ -252,7 +252,7 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
 
     const end = BigInt((await admin.fetchTopicOffsets(config.catalogTopic)).find((o) => o.partition === 0)?.high ?? "0");
     const followed = await shared.follower.stateAt(end, FOLLOWER_WAIT_MS);
-    const readFrom = followed ? "followed" : "read back";
+    const readFrom = end === 0n ? "empty topic" : followed ? "followed" : "read back";
     for (const [key, value] of followed ?? currentState(await readTopic(shared.kafka, admin, config.catalogTopic)))
       topicState.set(key, value);
     const readMs = took();
