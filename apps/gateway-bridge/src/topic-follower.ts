@@ -35,7 +35,8 @@ export class TopicFollower {
   private readonly waiters = new Set<() => void>();
   private readonly stopping = new AbortController();
   private running: Promise<void> | null = null;
-  private readonly groupId = `sluice-bridge-follow-${randomUUID()}`;
+  /** Under the prefix the bridge's ACLs already grant (README: "Kafka ACLs each component needs"). */
+  private readonly groupId = `sluice-bridge-read-follow-${randomUUID()}`;
 
   constructor(
     private readonly kafka: Kafka,
