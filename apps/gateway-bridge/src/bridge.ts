@@ -15,7 +15,7 @@
 // A leader that wakes up after losing its lease is fenced in Kafka (see
 // publisher.ts), so it cannot publish anything stale.
 import type http from "node:http";
-import type { Kafka } from "kafkajs";
+import type { Admin, Kafka } from "kafkajs";
 import pg from "pg";
 import { CATALOG_OUTBOX_CHANNEL, createDb, type Database } from "@sluice/db";
 import { describeKafkaError, describeKafkaSettings } from "@sluice/kafka-settings";
@@ -56,9 +56,9 @@ interface Shared {
 /**
  * How long a takeover waits for the follower to reach the topic's end after
  * the fence (the fence's abort marker, if any, is the last thing to arrive)
- * before it reads the topic back instead.
+ * before it also starts reading the topic back, taking whichever is first.
  */
-const FOLLOWER_WAIT_MS = 2_000;
+const FOLLOWER_WAIT_MS = 300;
 
 /** Each call answers the milliseconds since the previous one (or since the stopwatch was made). */
 function stopwatch(): () => number {
@@ -250,11 +250,8 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     const activePump = pump;
     session.on("notification", () => activePump.wake());
 
-    const end = BigInt((await admin.fetchTopicOffsets(config.catalogTopic)).find((o) => o.partition === 0)?.high ?? "0");
-    const followed = await shared.follower.stateAt(end, FOLLOWER_WAIT_MS);
-    const readFrom = end === 0n ? "empty topic" : followed ? "followed" : "read back";
-    for (const [key, value] of followed ?? currentState(await readTopic(shared.kafka, admin, config.catalogTopic)))
-      topicState.set(key, value);
+    const { state, readFrom } = await topicStateAfterFence(shared, admin);
+    for (const [key, value] of state) topicState.set(key, value);
     const readMs = took();
     await pump.reconcile();
     const reconcileMs = took();
@@ -282,6 +279,44 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     await publisher.close();
     await admin.disconnect().catch(() => {});
     if (published || stop.aborted) log(`released the publisher lock for ${config.catalogTopic}`);
+  }
+}
+
+/**
+ * The catalog topic's state (last value per key) right after the fence: the
+ * follower's, when it reaches the end offset listed now within
+ * FOLLOWER_WAIT_MS; otherwise whichever comes first of the follower and a read
+ * from the start (the follower may be rejoining after an outage, or a read
+ * may wait for a new consumer group), the other one cancelled.
+ */
+interface TopicState {
+  state: Map<string, string>;
+  readFrom: "empty topic" | "followed" | "read back";
+}
+
+async function topicStateAfterFence(shared: Shared, admin: Admin): Promise<TopicState> {
+  const topic = shared.config.catalogTopic;
+  const end = BigInt((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0)?.high ?? "0");
+  if (end === 0n) return { state: new Map(), readFrom: "empty topic" };
+  const quick = await shared.follower.stateAt(end, FOLLOWER_WAIT_MS);
+  if (quick) return { state: quick, readFrom: "followed" };
+  const cancel = new AbortController();
+  const readBack: Promise<TopicState> = readTopic(shared.kafka, admin, topic, 60_000, cancel.signal).then((records) => ({
+    state: currentState(records),
+    readFrom: "read back",
+  }));
+  readBack.catch(() => {}); // its failure counts only if the follower does not answer first
+  const followed: Promise<TopicState> = shared.follower
+    .stateAt(end, 60_000)
+    .then((state): TopicState | Promise<TopicState> => (state ? { state, readFrom: "followed" } : readBack));
+  try {
+    const first = await Promise.race([readBack, followed]);
+    if (first.readFrom === "read back") {
+      shared.follower.restart(`a takeover read the topic back: the follower was ${shared.follower.describe()}, the topic's end at ${end}`);
+    }
+    return first;
+  } finally {
+    cancel.abort();
   }
 }
 

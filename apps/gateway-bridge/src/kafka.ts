@@ -87,7 +87,13 @@ export async function ensureTopic(admin: Admin, topic: string): Promise<"created
  * the records seen, because compaction and transaction markers leave gaps: the
  * record at end-1 need not exist.
  */
-export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeoutMs = 60_000): Promise<TopicRecord[]> {
+export async function readTopic(
+  kafka: Kafka,
+  admin: Admin,
+  topic: string,
+  timeoutMs = 60_000,
+  signal?: AbortSignal,
+): Promise<TopicRecord[]> {
   const offsets = await admin.fetchTopicOffsets(topic);
   const p0 = offsets.find((o) => o.partition === 0);
   if (!p0 || BigInt(p0.high) <= BigInt(p0.low)) return [];
@@ -96,6 +102,7 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
   const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 200 });
   const records: TopicRecord[] = [];
   try {
+    if (signal?.aborted) throw new Error(`reading ${topic} back was cancelled`);
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
@@ -112,6 +119,11 @@ export async function readTopic(kafka: Kafka, admin: Admin, topic: string, timeo
       consumer.on(consumer.events.CRASH, (e) => {
         clearTimeout(timer);
         reject(e.payload.error);
+      });
+      // The caller got the state elsewhere (the follower): stop reading.
+      signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(new Error(`reading ${topic} back was cancelled`));
       });
       consumer
         .run({

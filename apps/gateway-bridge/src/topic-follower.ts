@@ -21,11 +21,12 @@ export class TopicFollower {
   /** The last value per key of what was processed; tombstoned keys are absent. */
   private state = new Map<string, string>();
   /**
-   * The offset of partition 0 processed last (records, markers and compacted
-   * gaps: kafkajs' batch events), -1n before any. It moves back when kafkajs
-   * reads from an earlier offset again (a restart after a crash): the records
-   * replayed from there lead back to the same state, and a caller waits for
-   * an offset at least as far as anything processed before.
+   * The offset of partition 0 processed last (each record, then each batch's
+   * last offset, which covers markers and compacted gaps), -1n before any. It
+   * moves back when kafkajs reads from an earlier offset again (a restart
+   * after a crash): the records replayed from there lead back to the same
+   * state, and a caller waits for an offset at least as far as anything
+   * processed before.
    */
   private position = -1n;
   /** The consumer once it runs (null while starting or after it stopped). */
@@ -35,6 +36,8 @@ export class TopicFollower {
   private readonly waiters = new Set<() => void>();
   private readonly stopping = new AbortController();
   private running: Promise<void> | null = null;
+  /** Ends the running consumer's turn (restart()); set while one runs. */
+  private endTurn: ((why: string) => void) | null = null;
   /** Under the prefix the bridge's ACLs already grant (README: "Kafka ACLs each component needs"). */
   private readonly groupId = `sluice-bridge-read-follow-${randomUUID()}`;
 
@@ -67,12 +70,28 @@ export class TopicFollower {
           resolve();
         };
         const timer = setTimeout(finish, timeoutMs);
+        timer.unref(); // a caller that stopped waiting must not keep the process alive
         this.waiters.add(check);
       });
     }
     // Past the end is a topic deleted and created again under us: not to be trusted.
     if (!reached() || this.position > end - 1n) return undefined;
     return new Map(this.state);
+  }
+
+  /** Where the follower is, for a log line: the offset processed last, or that it is not running. */
+  describe(): string {
+    return this.consumer ? `at offset ${this.position}` : "not running";
+  }
+
+  /**
+   * Starts the consumer again from the start of the topic. A takeover calls
+   * this when the follower did not reach the topic's end in time although it
+   * runs: a consumer that kafkajs left behind (seen once after a full broker
+   * outage) is replaced rather than trusted for the next takeover.
+   */
+  restart(why: string): void {
+    this.endTurn?.(why);
   }
 
   async stop(): Promise<void> {
@@ -97,21 +116,26 @@ export class TopicFollower {
         await consumer.connect();
         await consumer.subscribe({ topic: this.topic, fromBeginning: true });
         consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-          if (e.payload.partition !== 0 || e.payload.lastOffset == null) return;
-          this.position = BigInt(e.payload.lastOffset);
-          for (const check of [...this.waiters]) check();
+          if (e.payload.partition === 0 && e.payload.lastOffset != null) this.advanceTo(BigInt(e.payload.lastOffset));
         });
         await consumer.run({
           autoCommit: false,
           eachMessage: async ({ partition, message }) => {
-            if (partition !== 0 || message.key === null) return;
-            this.apply({ key: message.key.toString("utf8"), value: message.value === null ? null : message.value.toString("utf8") });
+            if (partition !== 0) return;
+            if (message.key !== null) {
+              this.apply({ key: message.key.toString("utf8"), value: message.value === null ? null : message.value.toString("utf8") });
+            }
+            // Per record, not only per batch: kafkajs yields between records,
+            // and a record read again (a restart) must pull the position back
+            // at once, or a caller could copy a half-replayed state.
+            this.advanceTo(BigInt(message.offset));
           },
         });
         this.consumer = consumer;
         attempt = 0;
         log(`following ${this.topic} for takeovers (consumer group ${this.groupId})`);
-        const ended = await Promise.race([crashed, once(this.stopping.signal)]);
+        const restarted = new Promise<string>((resolve) => (this.endTurn = resolve));
+        const ended = await Promise.race([crashed, restarted, once(this.stopping.signal)]);
         if (ended !== undefined) log(`following ${this.topic} stopped, starting again: ${errorText(ended)}`);
       } catch (err) {
         // Usually the topic does not exist yet (a fresh cluster before the first leader creates it).
@@ -119,6 +143,7 @@ export class TopicFollower {
       } finally {
         this.consumer = null;
         this.current = null;
+        this.endTurn = null;
         await consumer.disconnect().catch(() => {});
       }
       // A new consumer reads from the start: the state is rebuilt from nothing.
@@ -126,6 +151,11 @@ export class TopicFollower {
       this.position = -1n;
       if (!this.stopping.signal.aborted) await sleep(500 + backoffMs(attempt), this.stopping.signal);
     }
+  }
+
+  private advanceTo(offset: bigint): void {
+    this.position = offset;
+    for (const check of [...this.waiters]) check();
   }
 
   private apply(r: TopicRecord): void {

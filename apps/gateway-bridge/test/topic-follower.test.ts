@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import { currentState } from "../src/catalog-diff.ts";
 import { ensureTopic } from "../src/kafka.ts";
 import { TopicFollower } from "../src/topic-follower.ts";
-import { deleteTopic, kafka, scratchTopic, topicRecords } from "./helpers.ts";
+import { deleteTopic, kafka, scratchTopic, topicRecords, waitFor } from "./helpers.ts";
 
 const topic = scratchTopic();
 const admin = kafka.admin();
@@ -73,6 +73,12 @@ test("the followed state equals a read from the start, through tombstones and ab
     const later = await follower.stateAt(await endOffset(), 60_000);
     assert.equal(later?.get("app/y"), '{"v":1}');
     assert.equal(followed.has("app/y"), false);
+
+    // Started again (as a takeover does when the follower fell behind): it reads
+    // the topic from the start again and answers the same.
+    follower.restart("a test");
+    await waitFor("the follower to stop", () => follower.describe() === "not running");
+    assert.deepEqual(await follower.stateAt(await endOffset(), 60_000), later);
 
     // An end it cannot have reached yet (nothing there): no answer after the wait.
     assert.equal(await follower.stateAt((await endOffset()) + 10n, 500), undefined);
