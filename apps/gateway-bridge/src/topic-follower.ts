@@ -17,6 +17,9 @@ import type { TopicRecord } from "./catalog-diff.ts";
 import { errorText, log } from "./log.ts";
 import { backoffMs, sleep } from "./pump.ts";
 
+/** The watchdog's period (see watch()). */
+const WATCHDOG_MS = 10_000;
+
 export class TopicFollower {
   /** The last value per key of what was processed; tombstoned keys are absent. */
   private state = new Map<string, string>();
@@ -44,11 +47,57 @@ export class TopicFollower {
   constructor(
     private readonly kafka: Kafka,
     private readonly topic: string,
+    /** How often the watchdog compares the position with the topic's end. */
+    private readonly watchdogMs = WATCHDOG_MS,
   ) {}
 
   /** Starts following in the background; retries until the topic exists and the consumer runs. */
   start(): void {
     this.running ??= this.run();
+    this.watchdog ??= this.watch();
+  }
+
+  private watchdog: Promise<void> | null = null;
+
+  /**
+   * After a full broker outage kafkajs' consumer can stay where it was without
+   * a crash or a sign (chaos run: both bridges' followers still at offset 38
+   * of 165, 40 s after the brokers were back). So the watchdog lists the
+   * topic's end every `watchdogMs`, and a running follower that is behind it
+   * and has not moved since the previous look is started again.
+   */
+  private async watch(): Promise<void> {
+    const admin = this.kafka.admin();
+    let connected = false;
+    let behindAt: bigint | null = null;
+    try {
+      while (!this.stopping.signal.aborted) {
+        await sleep(this.watchdogMs, this.stopping.signal);
+        if (this.stopping.signal.aborted || !this.consumer) {
+          behindAt = null;
+          continue;
+        }
+        try {
+          if (!connected) {
+            await admin.connect();
+            connected = true;
+          }
+          const offsets = await admin.fetchTopicOffsets(this.topic);
+          const end = BigInt(offsets.find((o) => o.partition === 0)?.high ?? "0");
+          const position = this.position;
+          if (position >= end - 1n) behindAt = null;
+          else if (behindAt === position) {
+            this.restart(`it stayed at offset ${position} while the topic's end is ${end}`);
+            behindAt = null;
+          } else behindAt = position;
+        } catch {
+          // Kafka away: the consumer is retrying too; look again later.
+          behindAt = null;
+        }
+      }
+    } finally {
+      await admin.disconnect().catch(() => {});
+    }
   }
 
   /**
@@ -98,7 +147,7 @@ export class TopicFollower {
     this.stopping.abort();
     // Also ends a connect or subscribe still retrying (Kafka away).
     await this.current?.disconnect().catch(() => {});
-    await this.running;
+    await Promise.all([this.running, this.watchdog]);
   }
 
   private async run(): Promise<void> {
