@@ -677,7 +677,7 @@ func (k *catalogStack) printReport(results []*scenarioResult, final [][]string, 
 						from, what = f.pgBackAt, "PostgreSQL's return"
 					}
 					logPath := k.bridges[f.leader].logPath
-					fmt.Printf("  bridge %d (its log): took the publisher lock %s after %s, in sync (topic read back, catalog reconciled) %s after it\n",
+					fmt.Printf("  bridge %d (its log): took the publisher lock %s after %s, in sync (topic state taken, catalog reconciled; its log says how) %s after it\n",
 						f.leader, since0(bridgeLogTime(logPath, "holding the publisher lock", from), from), what, since0(bridgeLogTime(logPath, " is in sync ", from), from))
 				}
 			}
