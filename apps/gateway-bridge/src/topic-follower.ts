@@ -18,7 +18,7 @@ import { errorText, log } from "./log.ts";
 import { backoffMs, sleep } from "./pump.ts";
 
 /** The watchdog's period (see watch()). */
-const WATCHDOG_MS = 10_000;
+const WATCHDOG_MS = 5_000;
 
 export class TopicFollower {
   /** The last value per key of what was processed; tombstoned keys are absent. */
@@ -41,8 +41,13 @@ export class TopicFollower {
   private running: Promise<void> | null = null;
   /** Ends the running consumer's turn (restart()); set while one runs. */
   private endTurn: ((why: string) => void) | null = null;
-  /** Under the prefix the bridge's ACLs already grant (README: "Kafka ACLs each component needs"). */
-  private readonly groupId = `sluice-bridge-read-follow-${randomUUID()}`;
+  /**
+   * The consumer groups this follower used, one per consumer it started: a new
+   * one each time, so a start never waits for a stuck predecessor's session
+   * to time out in its group (seen: 26 s). Under the prefix the bridge's ACLs
+   * already grant (README: "Kafka ACLs each component needs").
+   */
+  private readonly groupIds: string[] = [];
 
   constructor(
     private readonly kafka: Kafka,
@@ -63,7 +68,7 @@ export class TopicFollower {
    * After a full broker outage kafkajs' consumer can stay where it was without
    * a crash or a sign (chaos run: both bridges' followers still at offset 38
    * of 165, 40 s after the brokers were back). So the watchdog lists the
-   * topic's end every `watchdogMs`, and a running follower that is behind it
+   * topic's end every `watchdogMs` (5 s), and a running follower that is behind it
    * and has not moved since the previous look is started again.
    */
   private async watch(): Promise<void> {
@@ -152,7 +157,9 @@ export class TopicFollower {
 
   private async run(): Promise<void> {
     for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
-      const consumer = this.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
+      const groupId = `sluice-bridge-read-follow-${randomUUID()}`;
+      this.groupIds.push(groupId);
+      const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
       this.current = consumer;
       const crashed = new Promise<unknown>((resolve) => {
         consumer.on(consumer.events.CRASH, (e) => {
@@ -182,7 +189,7 @@ export class TopicFollower {
         });
         this.consumer = consumer;
         attempt = 0;
-        log(`following ${this.topic} for takeovers (consumer group ${this.groupId})`);
+        log(`following ${this.topic} for takeovers (consumer group ${groupId})`);
         const restarted = new Promise<string>((resolve) => (this.endTurn = resolve));
         const ended = await Promise.race([crashed, restarted, once(this.stopping.signal)]);
         if (ended !== undefined) log(`following ${this.topic} stopped, starting again: ${errorText(ended)}`);
@@ -212,9 +219,9 @@ export class TopicFollower {
     else this.state.set(r.key, r.value);
   }
 
-  /** Deletes the follower's consumer group (it has no offsets; this only tidies up). */
+  /** Deletes the follower's consumer groups (they have no offsets; this only tidies up). */
   async deleteGroup(admin: Admin): Promise<void> {
-    await admin.deleteGroups([this.groupId]).catch(() => {});
+    await admin.deleteGroups(this.groupIds).catch(() => {});
   }
 }
 
