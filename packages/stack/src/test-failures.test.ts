@@ -119,6 +119,17 @@ test("many failures are capped, saying how many more there are", () => {
   assert.match(excerpt.at(-1)!, /and 10 more failure\(s\)/);
 });
 
+test("the cap keeps its note of how many more when the failures are long", () => {
+  const long = (i: number) => [
+    `=== RUN   Test${i}`,
+    ...Array.from({ length: 6 }, (_, j) => `    x_test.go:${j}: line ${j}`),
+    `--- FAIL: Test${i} (0.00s)`,
+  ];
+  const excerpt = goTestFailures(Array.from({ length: 12 }, (_, i) => long(i).join("\n")).join("\n"));
+  assert.ok(excerpt.length <= 61, `${excerpt.length} lines`);
+  assert.match(excerpt.at(-1)!, /and 4 more failure\(s\)/);
+});
+
 test("a step without test names shows its last lines", () => {
   assert.deepEqual(lastLines(2)("a\nb\nc\n"), ["b", "c"]);
 });

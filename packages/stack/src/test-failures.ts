@@ -19,14 +19,15 @@ const foreignFrame = (line: string) => /^\s*at /.test(line) && /\(node:|node_mod
 
 function capped(blocks: string[][]): string[] {
   const out: string[] = [];
-  for (const block of blocks) {
-    if (out.length >= LINES_PER_STEP) {
-      out.push(`… and ${blocks.length - blocks.indexOf(block)} more failure(s), in the step's output above`);
+  for (const [i, block] of blocks.entries()) {
+    const lines = block.slice(0, LINES_PER_FAILURE);
+    if (out.length + lines.length > LINES_PER_STEP) {
+      out.push(`… and ${blocks.length - i} more failure(s), in the step's output above`);
       break;
     }
-    out.push(...block.slice(0, LINES_PER_FAILURE));
+    out.push(...lines);
   }
-  return out.slice(0, LINES_PER_STEP + 1);
+  return out;
 }
 
 /**
