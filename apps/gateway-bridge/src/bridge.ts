@@ -22,11 +22,11 @@ import { describeKafkaError, describeKafkaSettings } from "@sluice/kafka-setting
 import { currentState } from "./catalog-diff.ts";
 import type { BridgeConfig } from "./config.ts";
 import { startHttpServer } from "./health.ts";
-import { createKafka, ensureTopic, readTopic } from "./kafka.ts";
+import { catalogEndOffset, createKafka, ensureTopic, readTopic } from "./kafka.ts";
 import { errorText, log } from "./log.ts";
 import { BridgeMetrics } from "./metrics.ts";
 import { Publisher } from "./publisher.ts";
-import { Pump, backoffMs, sleep } from "./pump.ts";
+import { Pump, backoffMs, sleep, whenAborted } from "./pump.ts";
 import { TopicFollower } from "./topic-follower.ts";
 import { startUsageAggregator } from "./usage/aggregator.ts";
 
@@ -266,7 +266,7 @@ async function leaderSession(shared: Shared, stop: AbortSignal): Promise<boolean
     timers.push(setInterval(() => activePump.wake({ reconcile: true }), config.sweepSeconds * 1000));
     timers.push(setInterval(() => activePump.wake({ cleanup: true }), CLEANUP_EVERY_MS));
     activePump.wake({ cleanup: true });
-    await new Promise<void>((resolve) => (lost.signal.aborted ? resolve() : lost.signal.addEventListener("abort", () => resolve())));
+    await whenAborted(lost.signal);
     return true;
   } finally {
     for (const t of timers) clearInterval(t);
@@ -296,7 +296,7 @@ interface TopicState {
 
 async function topicStateAfterFence(shared: Shared, admin: Admin): Promise<TopicState> {
   const topic = shared.config.catalogTopic;
-  const end = BigInt((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0)?.high ?? "0");
+  const end = await catalogEndOffset(admin, topic);
   if (end === 0n) return { state: new Map(), readFrom: "empty topic" };
   const quick = await shared.follower.stateAt(end, FOLLOWER_WAIT_MS);
   if (quick) return { state: quick, readFrom: "followed" };

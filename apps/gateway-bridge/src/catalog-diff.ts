@@ -18,11 +18,14 @@ export const isKnownKind = (key: string): boolean => KNOWN_KINDS.includes(kindOf
 /** The topic's current state: the last value per key; tombstoned keys are absent. */
 export function currentState(records: Iterable<TopicRecord>): Map<string, string> {
   const state = new Map<string, string>();
-  for (const r of records) {
-    if (r.value === null) state.delete(r.key);
-    else state.set(r.key, r.value);
-  }
+  for (const r of records) applyRecord(state, r);
   return state;
+}
+
+/** Applies one record to a topic state: its value for the key, or the key gone for a tombstone. */
+export function applyRecord(state: Map<string, string>, r: TopicRecord): void {
+  if (r.value === null) state.delete(r.key);
+  else state.set(r.key, r.value);
 }
 
 export interface RepublishPlan {

@@ -80,6 +80,14 @@ export async function ensureTopic(admin: Admin, topic: string): Promise<"created
 }
 
 /**
+ * The end offset of the catalog topic's partition 0 as kafkajs lists it
+ * (read_committed: the last stable offset), 0n when it has none.
+ */
+export async function catalogEndOffset(admin: Admin, topic: string): Promise<bigint> {
+  return BigInt((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0)?.high ?? "0");
+}
+
+/**
  * Reads partition 0 of the topic from its start up to the end offset listed
  * when the read began, read_committed. kafkajs has no manual assignment, so a
  * throwaway consumer group is used and deleted afterwards; no offsets are
@@ -120,11 +128,14 @@ export async function readTopic(
         clearTimeout(timer);
         reject(e.payload.error);
       });
-      // The caller got the state elsewhere (the follower): stop reading.
-      signal?.addEventListener("abort", () => {
+      // The caller got the state elsewhere (the follower): stop reading,
+      // also when that happened while this consumer was connecting.
+      const cancelled = () => {
         clearTimeout(timer);
         reject(new Error(`reading ${topic} back was cancelled`));
-      });
+      };
+      if (signal?.aborted) cancelled();
+      signal?.addEventListener("abort", cancelled, { once: true });
       consumer
         .run({
           autoCommit: false,

@@ -56,9 +56,9 @@ const CONCURRENT_TRANSACTIONS_WAIT_MS = 15_000;
  * kafkajs' retries of a send: from 20 ms instead of the client's 200 ms, about
  * as patient in all (~1.3 s). A transaction that follows another at once is
  * often refused with CONCURRENT_TRANSACTIONS for a few milliseconds (the
- * previous one's markers); at 200 ms, 11 of 60 back-to-back one-record
- * transactions took ~215 ms on the test stack's broker, at 20 ms none took
- * over 75 ms. Revocations ride these transactions.
+ * previous one's markers); at 200 ms, 4-10 of 60 back-to-back one-record
+ * transactions took ~200-260 ms on the test stack's broker, at 20 ms none took
+ * over 38 ms (bench/catalog-transactions.ts). Revocations ride these transactions.
  */
 const SEND_RETRY = { retries: 6, initialRetryTime: 20, maxRetryTime: 2_000 };
 
@@ -109,7 +109,7 @@ export class Publisher {
     });
   }
 
-  /** How many batches were sent again after CONCURRENT_TRANSACTIONS (for tests and the log). */
+  /** How many times a batch was sent again after CONCURRENT_TRANSACTIONS (read by the tests). */
   concurrentRetries = 0;
 
   async send(records: readonly OutgoingRecord[]): Promise<void> {

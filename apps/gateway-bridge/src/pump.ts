@@ -37,6 +37,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Resolves when `signal` is aborted (at once if it already is). */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+}
+
 /** Exponential backoff with full jitter: 200 ms doubling up to `capMs` (10 s). */
 export const backoffMs = (attempt: number, capMs = 10_000) => Math.random() * Math.min(capMs, 200 * 2 ** Math.min(attempt, 10));
 

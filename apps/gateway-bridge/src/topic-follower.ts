@@ -13,9 +13,10 @@
 // not there within a short wait, is not waited for: readTopic still works.
 import { randomUUID } from "node:crypto";
 import type { Admin, Consumer, Kafka } from "kafkajs";
-import type { TopicRecord } from "./catalog-diff.ts";
+import { applyRecord } from "./catalog-diff.ts";
+import { catalogEndOffset } from "./kafka.ts";
 import { errorText, log } from "./log.ts";
-import { backoffMs, sleep } from "./pump.ts";
+import { backoffMs, sleep, whenAborted } from "./pump.ts";
 
 /** The watchdog's period (see watch()). */
 const WATCHDOG_MS = 5_000;
@@ -87,8 +88,7 @@ export class TopicFollower {
             await admin.connect();
             connected = true;
           }
-          const offsets = await admin.fetchTopicOffsets(this.topic);
-          const end = BigInt(offsets.find((o) => o.partition === 0)?.high ?? "0");
+          const end = await catalogEndOffset(admin, this.topic);
           const position = this.position;
           if (position >= end - 1n) behindAt = null;
           else if (behindAt === position) {
@@ -141,8 +141,8 @@ export class TopicFollower {
   /**
    * Starts the consumer again from the start of the topic. A takeover calls
    * this when the follower did not reach the topic's end in time although it
-   * runs: a consumer that kafkajs left behind (seen once after a full broker
-   * outage) is replaced rather than trusted for the next takeover.
+   * runs: a consumer that kafkajs left behind (seen after every full broker
+   * outage in the chaos runs) is replaced rather than trusted for the next takeover.
    */
   restart(why: string): void {
     this.endTurn?.(why);
@@ -179,7 +179,10 @@ export class TopicFollower {
           eachMessage: async ({ partition, message }) => {
             if (partition !== 0) return;
             if (message.key !== null) {
-              this.apply({ key: message.key.toString("utf8"), value: message.value === null ? null : message.value.toString("utf8") });
+              applyRecord(this.state, {
+                key: message.key.toString("utf8"),
+                value: message.value === null ? null : message.value.toString("utf8"),
+              });
             }
             // Per record, not only per batch: kafkajs yields between records,
             // and a record read again (a restart) must pull the position back
@@ -191,7 +194,7 @@ export class TopicFollower {
         attempt = 0;
         log(`following ${this.topic} for takeovers (consumer group ${groupId})`);
         const restarted = new Promise<string>((resolve) => (this.endTurn = resolve));
-        const ended = await Promise.race([crashed, restarted, once(this.stopping.signal)]);
+        const ended = await Promise.race([crashed, restarted, whenAborted(this.stopping.signal)]);
         if (ended !== undefined) log(`following ${this.topic} stopped, starting again: ${errorText(ended)}`);
       } catch (err) {
         // Usually the topic does not exist yet (a fresh cluster before the first leader creates it).
@@ -214,17 +217,8 @@ export class TopicFollower {
     for (const check of [...this.waiters]) check();
   }
 
-  private apply(r: TopicRecord): void {
-    if (r.value === null) this.state.delete(r.key);
-    else this.state.set(r.key, r.value);
-  }
-
   /** Deletes the follower's consumer groups (they have no offsets; this only tidies up). */
   async deleteGroup(admin: Admin): Promise<void> {
     await admin.deleteGroups(this.groupIds).catch(() => {});
   }
-}
-
-function once(signal: AbortSignal): Promise<undefined> {
-  return new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined))));
 }

@@ -11,7 +11,7 @@ import type pg from "pg";
 import { describeKafkaError, type KafkaSettings } from "@sluice/kafka-settings";
 import { errorText, log } from "../log.ts";
 import type { BridgeMetrics } from "../metrics.ts";
-import { backoffMs, sleep } from "../pump.ts";
+import { backoffMs, sleep, whenAborted } from "../pump.ts";
 import { countRecord, deleteExpiredUsage } from "./count-record.ts";
 import { ensureUsageTopic } from "./usage-topic.ts";
 import { parseUsageRecord } from "./usage-record.ts";
@@ -140,10 +140,7 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
       });
       log(`aggregating usage records from ${options.topic} (group ${usageGroupId(options.topic)})`);
       // stop() may have come while run() was still joining the group: then the signal is already aborted.
-      const stopped = new Promise<void>((resolve) =>
-        stopping.signal.aborted ? resolve() : stopping.signal.addEventListener("abort", () => resolve(), { once: true }),
-      );
-      await Promise.race([crashed, stopped]);
+      await Promise.race([crashed, whenAborted(stopping.signal)]);
     } finally {
       // kafkajs' disconnect can wait on a rebalance in progress (e.g. for a crashed
       // member's session to time out); a bounded wait keeps shutdown prompt, and
