@@ -26,7 +26,7 @@ import { catalogEndOffset, createKafka, ensureTopic, readTopic } from "./kafka.t
 import { errorText, log } from "./log.ts";
 import { BridgeMetrics } from "./metrics.ts";
 import { Publisher } from "./publisher.ts";
-import { Pump, backoffMs, sleep, whenAborted } from "./pump.ts";
+import { Pump, backoffMs, sleep, stopwatch, whenAborted } from "./pump.ts";
 import { TopicFollower } from "./topic-follower.ts";
 import { startUsageAggregator } from "./usage/aggregator.ts";
 
@@ -59,17 +59,6 @@ interface Shared {
  * before it also starts reading the topic back, taking whichever is first.
  */
 const FOLLOWER_WAIT_MS = 300;
-
-/** Each call answers the milliseconds since the previous one (or since the stopwatch was made). */
-function stopwatch(): () => number {
-  let mark = performance.now();
-  return () => {
-    const now = performance.now();
-    const ms = Math.round(now - mark);
-    mark = now;
-    return ms;
-  };
-}
 
 /**
  * Between two publisher sessions that did not get as far as publishing (the

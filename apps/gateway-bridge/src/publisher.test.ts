@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Kafka } from "kafkajs";
-import { isConcurrentTransactions, Publisher } from "./publisher.ts";
+import { coordinatorBusy, Publisher } from "./publisher.ts";
 
 /** kafkajs' shapes: a protocol error, and what its retrier throws once its retries are spent. */
 const protocolError = (type: string) => Object.assign(new Error(`protocol error ${type}`), { type });
@@ -18,7 +18,13 @@ function scriptedKafka(script: { send: Step[]; commit?: Step[] }) {
   const log: string[] = [];
   let sends = 0;
   let commits = 0;
+  let onRequest: ((e: { payload: { apiName: string; duration: number } }) => void) | undefined;
+  const answered = (apiName: string, duration: number) => onRequest?.({ payload: { apiName, duration } });
   const producer = {
+    events: { REQUEST: "producer.network.request" },
+    on(_event: string, listener: typeof onRequest) {
+      onRequest = listener;
+    },
     async connect() {},
     async disconnect() {
       log.push("disconnect");
@@ -30,7 +36,9 @@ function scriptedKafka(script: { send: Step[]; commit?: Step[] }) {
         isActive: () => active,
         async send(batch: { messages: { key: string }[] }) {
           const step = script.send[sends++] ?? "ok";
+          answered("AddPartitionsToTxn", 30);
           if (step !== "ok") throw step;
+          answered("Produce", 12.4);
           log.push(`send ${batch.messages.map((m) => m.key).join(",")}`);
         },
         async commit() {
@@ -58,7 +66,7 @@ test("a batch refused with CONCURRENT_TRANSACTIONS is sent again in a new transa
   await publisher.fence();
   await publisher.send([{ key: "a", value: "1" }]);
   assert.deepEqual(failures, []);
-  assert.equal(publisher.concurrentRetries, 2);
+  assert.equal(publisher.coordinatorRetries, 2);
   // The fence's empty transaction, two aborted attempts, then the batch once.
   assert.deepEqual(log, ["begin", "commit", "begin", "abort", "begin", "abort", "begin", "send a", "commit"]);
   await publisher.send([{ key: "b", value: "2" }]);
@@ -72,7 +80,7 @@ test("CONCURRENT_TRANSACTIONS on the commit ends the term: the batch may be in a
   await publisher.fence();
   await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /CONCURRENT_TRANSACTIONS/);
   assert.equal(failures.length, 1);
-  assert.equal(publisher.concurrentRetries, 0);
+  assert.equal(publisher.coordinatorRetries, 0);
   await assert.rejects(publisher.send([{ key: "b", value: "2" }]), /failed earlier in this term/);
 });
 
@@ -96,14 +104,42 @@ test("a batch stops waiting out CONCURRENT_TRANSACTIONS when the term ends", asy
   const sending = publisher.send([{ key: "a", value: "1" }]);
   setTimeout(() => term.abort(), 100);
   await assert.rejects(sending, /CONCURRENT_TRANSACTIONS/);
-  assert.ok(publisher.concurrentRetries >= 1 && publisher.concurrentRetries < 20, `${publisher.concurrentRetries} retries`);
+  assert.ok(publisher.coordinatorRetries >= 1 && publisher.coordinatorRetries < 20, `${publisher.coordinatorRetries} retries`);
   assert.equal(failures.length, 1);
 });
 
-test("isConcurrentTransactions looks through kafkajs' wrapping", () => {
-  assert.equal(isConcurrentTransactions(protocolError("CONCURRENT_TRANSACTIONS")), true);
-  assert.equal(isConcurrentTransactions(retriesExceeded(protocolError("CONCURRENT_TRANSACTIONS"))), true);
-  assert.equal(isConcurrentTransactions(retriesExceeded(protocolError("NOT_LEADER_OR_FOLLOWER"))), false);
-  assert.equal(isConcurrentTransactions(new Error("plain")), false);
-  assert.equal(isConcurrentTransactions(undefined), false);
+test("a batch refused because the coordinator moved (NOT_COORDINATOR, as after a full outage) is sent again too", async () => {
+  const moved = retriesExceeded(protocolError("NOT_COORDINATOR_FOR_GROUP"));
+  const loading = protocolError("GROUP_LOAD_IN_PROGRESS");
+  const { kafka, log } = scriptedKafka({ send: [moved, loading] });
+  const failures: unknown[] = [];
+  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
+  await publisher.fence();
+  await publisher.send([{ key: "a", value: "1" }]);
+  assert.deepEqual(failures, []);
+  assert.equal(publisher.coordinatorRetries, 2);
+  assert.deepEqual(log.slice(-3), ["begin", "send a", "commit"]);
+  // What a slow batch's log line says (pump.ts): kafkajs' hidden requests, counted.
+  assert.equal(publisher.lastSendRequests, "AddPartitionsToTxn 3× 90 ms (max 30), Produce 12 ms");
+});
+
+test("NOT_COORDINATOR on the commit ends the term: kafkajs cannot retry a commit", async () => {
+  const { kafka } = scriptedKafka({ send: [], commit: ["ok", protocolError("NOT_COORDINATOR_FOR_GROUP")] });
+  const failures: unknown[] = [];
+  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
+  await publisher.fence();
+  await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /NOT_COORDINATOR/);
+  assert.equal(failures.length, 1);
+  assert.equal(publisher.coordinatorRetries, 0);
+});
+
+test("coordinatorBusy looks through kafkajs' wrapping", () => {
+  assert.equal(coordinatorBusy(protocolError("CONCURRENT_TRANSACTIONS")), "CONCURRENT_TRANSACTIONS");
+  assert.equal(coordinatorBusy(retriesExceeded(protocolError("CONCURRENT_TRANSACTIONS"))), "CONCURRENT_TRANSACTIONS");
+  assert.equal(coordinatorBusy(retriesExceeded(protocolError("NOT_COORDINATOR_FOR_GROUP"))), "NOT_COORDINATOR_FOR_GROUP");
+  assert.equal(coordinatorBusy(protocolError("GROUP_COORDINATOR_NOT_AVAILABLE")), "GROUP_COORDINATOR_NOT_AVAILABLE");
+  assert.equal(coordinatorBusy(retriesExceeded(protocolError("NOT_LEADER_OR_FOLLOWER"))), undefined);
+  assert.equal(coordinatorBusy(retriesExceeded(protocolError("INVALID_PRODUCER_EPOCH"))), undefined);
+  assert.equal(coordinatorBusy(new Error("plain")), undefined);
+  assert.equal(coordinatorBusy(undefined), undefined);
 });

@@ -20,14 +20,19 @@
 // could fence the rightful leader from a zombie and let the zombie publish
 // rows it read before it froze.
 //
-// One refusal is not a failure: CONCURRENT_TRANSACTIONS, which the
-// coordinator answers while it is still writing the markers of the previous
-// transaction. Kafka expects the client to retry it (Java's producer does,
-// for as long as a send may take), and after a broker outage the markers can
-// take seconds, longer than kafkajs' own few retries. `send` retries such a
-// batch in a new transaction, within the term: nothing of it was written
-// (AddPartitionsToTxn comes before any produce), and the epoch is unchanged,
-// so the fence still holds.
+// Some refusals are not failures: the transaction coordinator busy or moving.
+// CONCURRENT_TRANSACTIONS is answered while it still writes the markers of the
+// previous transaction; NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
+// COORDINATOR_LOAD_IN_PROGRESS while its partition of __transaction_state
+// moves to another broker or is being loaded (both seen right after a full
+// broker outage). Kafka expects the client to retry them (Java's producer
+// does, for as long as a send may take), and after an outage that can take
+// seconds, longer than kafkajs' own few retries. `send` retries such a batch in
+// a new transaction, within the term, when the refused one ended cleanly:
+// nothing of it was written (AddPartitionsToTxn comes before any produce), and
+// the epoch is unchanged, so the fence still holds. A refused commit (EndTxn)
+// cannot end cleanly: kafkajs neither retries nor lets the caller retry it, so
+// it still ends the term.
 import type { Kafka, Producer } from "kafkajs";
 import { log } from "./log.ts";
 import { sleep } from "./pump.ts";
@@ -46,11 +51,11 @@ export interface OutgoingRecord {
 const TRANSACTION_TIMEOUT_MS = 20_000;
 
 /**
- * How long a batch is retried while the coordinator answers
- * CONCURRENT_TRANSACTIONS before the term ends: a previous transaction's
- * markers unwritten for longer than this is a broker in trouble.
+ * How long a batch is retried while the coordinator is busy or moving (see
+ * the top) before the term ends: a coordinator unavailable for longer than
+ * this is a cluster in trouble, and the next term starts over.
  */
-const CONCURRENT_TRANSACTIONS_WAIT_MS = 15_000;
+const COORDINATOR_WAIT_MS = 15_000;
 
 /**
  * kafkajs' retries of a send: from 20 ms instead of the client's 200 ms, about
@@ -62,27 +67,72 @@ const CONCURRENT_TRANSACTIONS_WAIT_MS = 15_000;
  */
 const SEND_RETRY = { retries: 6, initialRetryTime: 20, maxRetryTime: 2_000 };
 
-/** Whether kafkajs' error (or the error it wraps after its own retries) is CONCURRENT_TRANSACTIONS. */
-export function isConcurrentTransactions(err: unknown): boolean {
+/**
+ * The transaction coordinator's answers a batch is sent again after (see the
+ * top), by kafkajs' names: it calls NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE
+ * and COORDINATOR_LOAD_IN_PROGRESS by their old group names.
+ */
+const COORDINATOR_BUSY = new Set([
+  "CONCURRENT_TRANSACTIONS",
+  "NOT_COORDINATOR_FOR_GROUP",
+  "GROUP_COORDINATOR_NOT_AVAILABLE",
+  "GROUP_LOAD_IN_PROGRESS",
+]);
+
+/**
+ * The coordinator's busy answer in kafkajs' error (or in the error it wraps
+ * after its own retries), e.g. "CONCURRENT_TRANSACTIONS", or undefined.
+ */
+export function coordinatorBusy(err: unknown): string | undefined {
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { type?: unknown }).type === "CONCURRENT_TRANSACTIONS") return true;
+    const type = (e as { type?: unknown }).type;
+    if (typeof type === "string" && COORDINATOR_BUSY.has(type)) return type;
   }
-  return false;
+  return undefined;
 }
 
 /** The transactional.id every bridge publishing `topic` shares. */
 export const transactionalIdFor = (topic: string) => `sluice-bridge.${topic}`;
 
+/**
+ * The Kafka requests of one send, for a log line when it was slow (pump.ts):
+ * kafkajs hides its own retries and coordinator lookups, and after a broker
+ * outage a one-record transaction took up to a second, before its produce.
+ */
+class RequestTrace {
+  private readonly counts = new Map<string, { n: number; totalMs: number; maxMs: number }>();
+
+  add(apiName: string, ms: number): void {
+    const c = this.counts.get(apiName) ?? { n: 0, totalMs: 0, maxMs: 0 };
+    c.n += 1;
+    c.totalMs += ms;
+    c.maxMs = Math.max(c.maxMs, ms);
+    this.counts.set(apiName, c);
+  }
+
+  /** E.g. "FindCoordinator 2× 31 ms, AddPartitionsToTxn 4× 96 ms (max 40), Produce 212 ms, EndTxn 18 ms". */
+  toString(): string {
+    if (this.counts.size === 0) return "no request answered";
+    return [...this.counts]
+      .map(([api, c]) => `${api} ${c.n > 1 ? `${c.n}× ` : ""}${Math.round(c.totalMs)} ms${c.n > 1 ? ` (max ${Math.round(c.maxMs)})` : ""}`)
+      .join(", ");
+  }
+}
+
 export class Publisher {
   private producer: Producer | null = null;
   private broken: Error | null = null;
+  /** Collects the requests answered while a send runs (one send at a time: the pump is serial). */
+  private trace: RequestTrace | null = null;
+  /** The requests of the last send, for the pump's log line on a slow one. */
+  lastSendRequests = "";
 
   constructor(
     private readonly kafka: Kafka,
     private readonly topic: string,
     /** Called once, with the first failure: the leadership term must end. */
     private readonly onFailure: (err: unknown) => void,
-    /** The term's end: a batch waiting out CONCURRENT_TRANSACTIONS stops waiting. */
+    /** The term's end: a batch waiting for the coordinator stops waiting. */
     private readonly termEnded: AbortSignal = new AbortController().signal,
   ) {}
 
@@ -102,6 +152,7 @@ export class Publisher {
         retry: SEND_RETRY,
       });
       this.producer = producer;
+      producer.on(producer.events.REQUEST, (e) => this.trace?.add(e.payload.apiName, e.payload.duration));
       await producer.connect();
       // The first transaction() sends InitProducerId (the fence); committing
       // an empty transaction sends nothing more.
@@ -109,33 +160,42 @@ export class Publisher {
     });
   }
 
-  /** How many times a batch was sent again after CONCURRENT_TRANSACTIONS (read by the tests). */
-  concurrentRetries = 0;
+  /** How many times a batch was sent again because the coordinator was busy (read by the tests). */
+  coordinatorRetries = 0;
 
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.guard(async () => {
-      const began = Date.now();
-      for (let attempt = 0; ; attempt++) {
-        const { error, endedCleanly } = await this.sendInTransaction(records);
-        if (!error) {
-          if (attempt > 0)
-            log(
-              `a batch of ${records.length} waited ${Date.now() - began} ms for Kafka to finish the previous transaction (${attempt} retries)`,
-            );
-          return;
-        }
-        const retry =
-          isConcurrentTransactions(error) &&
-          endedCleanly &&
-          !this.termEnded.aborted &&
-          Date.now() - began < CONCURRENT_TRANSACTIONS_WAIT_MS;
-        if (!retry) throw error;
-        this.concurrentRetries++;
-        // Java's producer waits 20 ms for this answer; doubling to 500 ms.
-        await sleep(Math.min(500, 20 * 2 ** attempt), this.termEnded);
+    const trace = new RequestTrace();
+    this.trace = trace;
+    try {
+      await this.guard(() => this.sendBatch(records));
+    } finally {
+      this.trace = null;
+      this.lastSendRequests = trace.toString();
+    }
+  }
+
+  /** Sends `records` in a transaction, again while the coordinator is busy (see the top). */
+  private async sendBatch(records: readonly OutgoingRecord[]): Promise<void> {
+    const began = Date.now();
+    const answers = new Set<string>();
+    for (let attempt = 0; ; attempt++) {
+      const { error, endedCleanly } = await this.sendInTransaction(records);
+      if (!error) {
+        if (attempt > 0)
+          log(
+            `a batch of ${records.length} waited ${Date.now() - began} ms for the transaction coordinator (${attempt} retries after ${[...answers].join(", ")})`,
+          );
+        return;
       }
-    });
+      const busy = coordinatorBusy(error);
+      const retry = busy !== undefined && endedCleanly && !this.termEnded.aborted && Date.now() - began < COORDINATOR_WAIT_MS;
+      if (!retry) throw error;
+      answers.add(busy);
+      this.coordinatorRetries++;
+      // Java's producer waits 20 ms for this answer; doubling to 500 ms.
+      await sleep(Math.min(500, 20 * 2 ** attempt), this.termEnded);
+    }
   }
 
   /**

@@ -13,6 +13,13 @@ import { readSnapshot } from "./snapshot.ts";
 /** Rows per Kafka request: small enough for one produce request, large enough to catch up fast. */
 export const BATCH_SIZE = 500;
 
+/**
+ * A drain batch slower than this, from the wake-up that asked for it to its
+ * rows marked, is logged with where its time went. A revocation rides such a
+ * batch and is promised within a second; a batch takes a few ms to ~50 ms.
+ */
+const SLOW_DRAIN_MS = 400;
+
 export interface PumpDeps {
   pool: pg.Pool;
   publisher: Publisher;
@@ -37,6 +44,17 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Each call answers the whole milliseconds since the previous one (or since `from`, a performance.now()). */
+export function stopwatch(from = performance.now()): () => number {
+  let mark = from;
+  return () => {
+    const now = performance.now();
+    const ms = Math.round(now - mark);
+    mark = now;
+    return ms;
+  };
+}
+
 /** Resolves when `signal` is aborted (at once if it already is). */
 export function whenAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
@@ -47,6 +65,8 @@ export const backoffMs = (attempt: number, capMs = 10_000) => Math.random() * Ma
 
 export class Pump {
   private drainWanted = false;
+  /** When the pending drain was first asked for (performance.now()), for the slow-drain log line. */
+  private drainAskedAt = 0;
   private reconcileWanted = false;
   private cleanupWanted = false;
   private running: Promise<void> | null = null;
@@ -61,6 +81,7 @@ export class Pump {
 
   /** Asks for a drain (NOTIFY, sweep); requests coalesce into one pass. */
   wake(what: { reconcile?: boolean; cleanup?: boolean } = {}): void {
+    if (!this.drainWanted) this.drainAskedAt = performance.now();
     this.drainWanted = true;
     if (what.reconcile) this.reconcileWanted = true;
     if (what.cleanup) this.cleanupWanted = true;
@@ -130,11 +151,15 @@ export class Pump {
 
   /** Publishes pending outbox rows in id order, marking each batch only after Kafka's ack. */
   private async drain(): Promise<void> {
+    let askedAt = this.drainAskedAt;
     while (!this.signal.aborted) {
+      const lap = stopwatch(askedAt);
       const rows = await readPending(this.deps.pool, BATCH_SIZE);
       if (rows.length === 0) return;
+      const readMs = lap();
       this.deps.beforeSend?.(rows);
       await this.deps.publisher.send(rows);
+      const sendMs = lap();
       this.acknowledged(rows);
       // If this update fails the rows are sent again on the retry: a duplicate
       // of the same values in the same order, which compaction absorbs.
@@ -142,6 +167,15 @@ export class Pump {
         this.deps.pool,
         rows.map((r) => r.id),
       );
+      const markMs = lap();
+      const totalMs = readMs + sendMs + markMs;
+      if (totalMs > SLOW_DRAIN_MS) {
+        log(
+          `published ${rows.length} outbox rows ${totalMs} ms after they were asked for: ` +
+            `read ${readMs} ms (with the wait before it), sent ${sendMs} ms (${this.deps.publisher.lastSendRequests}), marked ${markMs} ms`,
+        );
+      }
+      askedAt = performance.now();
     }
   }
 

@@ -21,6 +21,24 @@ import { backoffMs, sleep, whenAborted } from "./pump.ts";
 /** The watchdog's period (see watch()). */
 const WATCHDOG_MS = 5_000;
 
+/**
+ * How long a restart waits for the replaced consumer to disconnect. A consumer
+ * kafkajs left stuck after a full broker outage took ~30 s to do so in chaos
+ * runs, and the next one started only then; it is left to finish in the
+ * background instead (what it still reads is ignored: see run()).
+ */
+const DISCONNECT_WAIT_MS = 1_000;
+
+/** At stop() the bridge is shutting down: worth waiting longer for a clean leave. */
+const STOP_DISCONNECT_WAIT_MS = 10_000;
+
+/** Disconnects `consumer`, waiting at most `ms` for it. */
+async function disconnectWithin(consumer: Consumer, ms: number): Promise<void> {
+  const timeout = new AbortController();
+  await Promise.race([consumer.disconnect().catch(() => {}), sleep(ms, timeout.signal)]);
+  timeout.abort();
+}
+
 export class TopicFollower {
   /** The last value per key of what was processed; tombstoned keys are absent. */
   private state = new Map<string, string>();
@@ -151,7 +169,7 @@ export class TopicFollower {
   async stop(): Promise<void> {
     this.stopping.abort();
     // Also ends a connect or subscribe still retrying (Kafka away).
-    await this.current?.disconnect().catch(() => {});
+    if (this.current) await disconnectWithin(this.current, STOP_DISCONNECT_WAIT_MS);
     await Promise.all([this.running, this.watchdog]);
   }
 
@@ -171,13 +189,17 @@ export class TopicFollower {
       try {
         await consumer.connect();
         await consumer.subscribe({ topic: this.topic, fromBeginning: true });
+        // A replaced consumer may still be disconnecting, and reading (see
+        // DISCONNECT_WAIT_MS): only the current one may touch the state, or a
+        // record it reads late would overwrite a newer value.
+        const isCurrent = () => this.current === consumer;
         consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-          if (e.payload.partition === 0 && e.payload.lastOffset != null) this.advanceTo(BigInt(e.payload.lastOffset));
+          if (isCurrent() && e.payload.partition === 0 && e.payload.lastOffset != null) this.advanceTo(BigInt(e.payload.lastOffset));
         });
         await consumer.run({
           autoCommit: false,
           eachMessage: async ({ partition, message }) => {
-            if (partition !== 0) return;
+            if (partition !== 0 || !isCurrent()) return;
             if (message.key !== null) {
               applyRecord(this.state, {
                 key: message.key.toString("utf8"),
@@ -203,7 +225,7 @@ export class TopicFollower {
         this.consumer = null;
         this.current = null;
         this.endTurn = null;
-        await consumer.disconnect().catch(() => {});
+        await disconnectWithin(consumer, DISCONNECT_WAIT_MS);
       }
       // A new consumer reads from the start: the state is rebuilt from nothing.
       this.state = new Map();

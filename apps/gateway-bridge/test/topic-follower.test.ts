@@ -116,3 +116,59 @@ test("a follower that stays behind the topic's end is started again by its watch
     await follower.deleteGroup(admin);
   }
 });
+
+test("a restart does not wait for a stuck consumer to disconnect, and ignores what that consumer still delivers", async () => {
+  // kafkajs' consumer stuck after a full broker outage took ~30 s to
+  // disconnect. Here the first consumer never finishes disconnecting, and
+  // delivers a record after it was replaced: that record must not overwrite
+  // the newer value the next consumer read, nor move the position.
+  type RealConsumer = ReturnType<typeof kafka.consumer>;
+  type EachMessage = NonNullable<Parameters<RealConsumer["run"]>[0]>["eachMessage"];
+  const made: RealConsumer[] = [];
+  let realDisconnect: (() => Promise<void>) | undefined;
+  let firstEachMessage: EachMessage;
+  const stuckKafka = {
+    consumer(config: Parameters<typeof kafka.consumer>[0]) {
+      const consumer = kafka.consumer(config);
+      if (made.length === 0) {
+        realDisconnect = consumer.disconnect;
+        consumer.disconnect = () => new Promise<void>(() => {});
+        const realRun = consumer.run;
+        consumer.run = (options) => {
+          firstEachMessage = options?.eachMessage;
+          return realRun(options);
+        };
+      }
+      made.push(consumer);
+      return consumer;
+    },
+    admin: () => kafka.admin(),
+  } as unknown as typeof kafka;
+  const follower = new TopicFollower(stuckKafka, topic, 300);
+  follower.start();
+  try {
+    await follower.stateAt(await endOffset(), 60_000);
+    made[0]!.pause([{ topic }]);
+    await inTransaction([{ key: "app/late", value: '{"v":"old"}' }], "commit");
+    const end = await inTransaction([{ key: "app/late", value: '{"v":"new"}' }], "commit");
+    const state = await follower.stateAt(end, 60_000);
+    assert.equal(state?.get("app/late"), '{"v":"new"}', "a new consumer followed although the first never disconnected");
+    assert.equal(made.length, 2, "one restart");
+
+    // The replaced consumer delivers the older record late.
+    const where = follower.describe();
+    await firstEachMessage!({
+      topic,
+      partition: 0,
+      message: { key: Buffer.from("app/late"), value: Buffer.from('{"v":"old"}'), offset: "1" },
+    } as unknown as Parameters<NonNullable<EachMessage>>[0]);
+    assert.equal(follower.describe(), where, "the position did not move");
+    const after = await follower.stateAt(end, 60_000);
+    assert.equal(after?.get("app/late"), '{"v":"new"}', "the replaced consumer's late record was ignored");
+    assert.deepEqual(after, currentState(await topicRecords(topic)));
+  } finally {
+    await follower.stop();
+    await realDisconnect?.();
+    await follower.deleteGroup(admin);
+  }
+});
