@@ -55,6 +55,10 @@ export function stopwatch(from = performance.now()): () => number {
   };
 }
 
+/** `p`'s value, or undefined once `ms` passed first (`p` goes on; its failure is the caller's to catch). */
+export const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | undefined> =>
+  Promise.race([p, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+
 /** Resolves when `signal` is aborted (at once if it already is). */
 export function whenAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));

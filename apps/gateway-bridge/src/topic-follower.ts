@@ -16,7 +16,8 @@ import type { Admin, Consumer, Kafka } from "kafkajs";
 import { applyRecord } from "./catalog-diff.ts";
 import { catalogEndOffset } from "./kafka.ts";
 import { errorText, log } from "./log.ts";
-import { backoffMs, sleep, whenAborted } from "./pump.ts";
+import { backoffMs, sleep, whenAborted, withTimeout } from "./pump.ts";
+import { watchForStalls } from "./stall-watchdog.ts";
 
 /** The watchdog's period (see watch()). */
 const WATCHDOG_MS = 5_000;
@@ -33,11 +34,11 @@ const DISCONNECT_WAIT_MS = 1_000;
 const STOP_DISCONNECT_WAIT_MS = 10_000;
 
 /** Disconnects `consumer`, waiting at most `ms` for it. */
-async function disconnectWithin(consumer: Consumer, ms: number): Promise<void> {
-  const timeout = new AbortController();
-  await Promise.race([consumer.disconnect().catch(() => {}), sleep(ms, timeout.signal)]);
-  timeout.abort();
-}
+const disconnectWithin = (consumer: Consumer, ms: number) =>
+  withTimeout(
+    consumer.disconnect().catch(() => {}),
+    ms,
+  );
 
 export class TopicFollower {
   /** The last value per key of what was processed; tombstoned keys are absent. */
@@ -84,43 +85,23 @@ export class TopicFollower {
   private watchdog: Promise<void> | null = null;
 
   /**
-   * After a full broker outage kafkajs' consumer can stay where it was without
-   * a crash or a sign (chaos run: both bridges' followers still at offset 38
-   * of 165, 40 s after the brokers were back). So the watchdog lists the
-   * topic's end every `watchdogMs` (5 s), and a running follower that is behind it
-   * and has not moved since the previous look is started again.
+   * A running follower that is behind the topic's end and has not moved
+   * since the previous look is started again (stall-watchdog.ts: kafkajs'
+   * consumer can stay put after a full broker outage).
    */
-  private async watch(): Promise<void> {
-    const admin = this.kafka.admin();
-    let connected = false;
-    let behindAt: bigint | null = null;
-    try {
-      while (!this.stopping.signal.aborted) {
-        await sleep(this.watchdogMs, this.stopping.signal);
-        if (this.stopping.signal.aborted || !this.consumer) {
-          behindAt = null;
-          continue;
-        }
-        try {
-          if (!connected) {
-            await admin.connect();
-            connected = true;
-          }
-          const end = await catalogEndOffset(admin, this.topic);
-          const position = this.position;
-          if (position >= end - 1n) behindAt = null;
-          else if (behindAt === position) {
-            this.restart(`it stayed at offset ${position} while the topic's end is ${end}`);
-            behindAt = null;
-          } else behindAt = position;
-        } catch {
-          // Kafka away: the consumer is retrying too; look again later.
-          behindAt = null;
-        }
-      }
-    } finally {
-      await admin.disconnect().catch(() => {});
-    }
+  private watch(): Promise<void> {
+    return watchForStalls({
+      kafka: this.kafka,
+      everyMs: this.watchdogMs,
+      signal: this.stopping.signal,
+      look: async (admin) => {
+        if (!this.consumer) return undefined;
+        const end = await catalogEndOffset(admin, this.topic);
+        const position = this.position;
+        return { behind: position < end - 1n, position: `${position}`, detail: `offset ${position} while the topic's end is ${end}` };
+      },
+      stalled: (detail) => this.restart(`it stayed at ${detail}`),
+    });
   }
 
   /**

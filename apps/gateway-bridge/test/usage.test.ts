@@ -3,6 +3,9 @@
 // commit and the offset commit, retention, and bad records skipped.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { loadKafkaSettings } from "@sluice/kafka-settings";
+import { BridgeMetrics } from "../src/metrics.ts";
+import { startUsageAggregator } from "../src/usage/aggregator.ts";
 import { kafka, waitFor, type ScratchDb } from "./helpers.ts";
 import {
   asRecords,
@@ -321,4 +324,45 @@ test("a record that is not JSON or has the wrong shape is logged by id, skipped 
   assert.deepEqual(rows, [{ node: "gw-good", connections: 4 }]);
   assert.equal((await bridge.health()).status, 200);
   assert.equal(await bridge.stop(), 0, bridge.output());
+});
+
+test("a usage consumer that stops reading without a sign is started again by its stall watchdog", async () => {
+  // What kafkajs did after a full broker outage, made on purpose: the
+  // consumer stops fetching (paused) with no crash, while records wait.
+  const fx = await fixture();
+  const made: ReturnType<typeof kafka.consumer>[] = [];
+  const watchedKafka = {
+    consumer(config: Parameters<typeof kafka.consumer>[0]) {
+      const consumer = kafka.consumer(config);
+      made.push(consumer);
+      return consumer;
+    },
+    admin: () => kafka.admin(),
+  } as unknown as typeof kafka;
+  const aggregator = startUsageAggregator({
+    kafka: watchedKafka,
+    kafkaSettings: loadKafkaSettings(),
+    pool: fx.db.pool,
+    metrics: new BridgeMetrics(fx.db.pool),
+    topic: fx.usageTopic,
+    retentionSweepSeconds: 3600,
+    watchdogMs: 300,
+  });
+  try {
+    const records = nodeRecords({
+      node: "gw-stall",
+      from: Date.now() - 10 * 60_000,
+      count: 2,
+      apps: () => [{ app: newId(), connections: 1, refused: { connections: 0 }, endpoints: [] }],
+    });
+    await produceUsage(fx.usageTopic, asRecords(records.slice(0, 1)));
+    await waitFor("the first record counted", async () => ((await countedIntervals(fx.db)) === 1 ? true : undefined));
+    assert.equal(made.length, 1);
+    made[0]!.pause([{ topic: fx.usageTopic }]);
+    await produceUsage(fx.usageTopic, asRecords(records.slice(1)));
+    await waitFor("the second record counted", async () => ((await countedIntervals(fx.db)) === 2 ? true : undefined));
+    assert.equal(made.length, 2, "counted by a new consumer: the paused one was replaced");
+  } finally {
+    await aggregator.stop();
+  }
 });

@@ -6,12 +6,13 @@
 // At-least-once: a record's offset is committed to Kafka only after its
 // transaction committed in PostgreSQL. A crash between the two redelivers the
 // record, and its idempotency row makes the second delivery a no-op.
-import type { Consumer, Kafka, KafkaMessage } from "kafkajs";
+import type { Admin, Consumer, Kafka, KafkaMessage } from "kafkajs";
 import type pg from "pg";
 import { describeKafkaError, type KafkaSettings } from "@sluice/kafka-settings";
 import { errorText, log } from "../log.ts";
 import type { BridgeMetrics } from "../metrics.ts";
-import { backoffMs, sleep, whenAborted } from "../pump.ts";
+import { backoffMs, sleep, whenAborted, withTimeout } from "../pump.ts";
+import { type Progress, watchForStalls } from "../stall-watchdog.ts";
 import { countRecord, deleteExpiredUsage } from "./count-record.ts";
 import { ensureUsageTopic } from "./usage-topic.ts";
 import { parseUsageRecord } from "./usage-record.ts";
@@ -30,6 +31,8 @@ export interface UsageAggregatorOptions {
    * can fall into. Never set in production.
    */
   killAfterCountedRecords?: number;
+  /** How often the stall watchdog looks (WATCHDOG_MS; tests shorten it). */
+  watchdogMs?: number;
 }
 
 export interface UsageAggregator {
@@ -38,8 +41,8 @@ export interface UsageAggregator {
 
 const DISCONNECT_TIMEOUT_MS = 5000;
 
-const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | undefined> =>
-  Promise.race([p, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+/** How often the stall watchdog compares the group's committed offsets with the topic's end. */
+const WATCHDOG_MS = 10_000;
 
 /** The consumer group: one per topic, shared by every bridge. */
 export const usageGroupId = (topic: string) => `sluice-bridge-usage.${topic}`;
@@ -92,9 +95,36 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
     }
   }
 
+  /**
+   * How far the group committed on `partitions` (this member's) against the
+   * topic's end: committing follows counting, so offsets that stay put while
+   * records wait and no batch runs are a consumer kafkajs left stuck.
+   */
+  async function groupProgress(admin: Admin, partitions: number[]): Promise<Progress> {
+    const [ends, committed] = await Promise.all([
+      admin.fetchTopicOffsets(options.topic),
+      admin.fetchOffsets({ groupId: usageGroupId(options.topic), topics: [options.topic] }),
+    ]);
+    const committedAt = new Map(committed[0]?.partitions.map((p) => [p.partition, BigInt(p.offset)]));
+    const lagging: string[] = [];
+    const positions: string[] = [];
+    for (const partition of [...partitions].sort((a, b) => a - b)) {
+      const end = ends.find((e) => e.partition === partition);
+      if (!end) continue;
+      // -1: nothing committed yet, the member reads from the start.
+      const at = committedAt.get(partition) ?? -1n;
+      const position = at < 0n ? BigInt(end.low) : at;
+      positions.push(`${partition}:${position}`);
+      if (position < BigInt(end.high)) lagging.push(`partition ${partition} offset ${position} of ${end.high}`);
+    }
+    return { behind: lagging.length > 0, position: positions.join(","), detail: lagging.join(", ") };
+  }
+
   async function session(): Promise<void> {
     const admin = options.kafka.admin();
     let consumer: Consumer | undefined;
+    const sessionEnded = new AbortController();
+    let watching: Promise<void> | undefined;
     try {
       await admin.connect();
       await ensureUsageTopic(admin, options.topic);
@@ -108,6 +138,11 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
         heartbeatInterval: 2000,
       });
       const active = consumer;
+      // This member's partitions, for the stall watchdog; and whether it is
+      // in a batch (a database outage holds a batch on purpose, not kafkajs).
+      let assigned: number[] = [];
+      let inBatch = 0;
+      active.on(active.events.GROUP_JOIN, (e) => (assigned = e.payload.memberAssignment[options.topic] ?? []));
       const crashed = new Promise<void>((resolve) => {
         active.on(active.events.CRASH, (e) => {
           // kafkajs restarts itself after a retriable crash; otherwise start over.
@@ -124,24 +159,43 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
         autoCommit: false,
         eachBatchAutoResolve: false,
         eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          let last: string | undefined;
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale() || stopping.signal.aborted) break;
-            if (!(await handle(message, batch.partition, () => isRunning() && !isStale()))) break;
-            resolveOffset(message.offset);
-            last = message.offset;
-            await heartbeat();
-          }
-          // Only now, with every record above committed in PostgreSQL.
-          if (last !== undefined) {
-            await active.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
+          inBatch++;
+          try {
+            let last: string | undefined;
+            for (const message of batch.messages) {
+              if (!isRunning() || isStale() || stopping.signal.aborted) break;
+              if (!(await handle(message, batch.partition, () => isRunning() && !isStale()))) break;
+              resolveOffset(message.offset);
+              last = message.offset;
+              await heartbeat();
+            }
+            // Only now, with every record above committed in PostgreSQL.
+            if (last !== undefined) {
+              await active.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
+            }
+          } finally {
+            inBatch--;
           }
         },
       });
       log(`aggregating usage records from ${options.topic} (group ${usageGroupId(options.topic)})`);
+      const stalled = new Promise<void>((resolve) => {
+        watching = watchForStalls({
+          kafka: options.kafka,
+          everyMs: options.watchdogMs ?? WATCHDOG_MS,
+          signal: sessionEnded.signal,
+          look: async (admin) => (inBatch > 0 || assigned.length === 0 ? undefined : groupProgress(admin, assigned)),
+          stalled: (detail) => {
+            log(`usage consumer starting again: it stayed at ${detail}`);
+            resolve();
+          },
+        });
+      });
       // stop() may have come while run() was still joining the group: then the signal is already aborted.
-      await Promise.race([crashed, whenAborted(stopping.signal)]);
+      await Promise.race([crashed, stalled, whenAborted(stopping.signal)]);
     } finally {
+      sessionEnded.abort();
+      await watching;
       // kafkajs' disconnect can wait on a rebalance in progress (e.g. for a crashed
       // member's session to time out); a bounded wait keeps shutdown prompt, and
       // the group forgets this member after its session timeout anyway.
