@@ -13,6 +13,7 @@ export class BridgeMetrics {
   readonly leader: Gauge;
   readonly usageRecords: Counter<"result">;
   readonly usageErrors: Counter;
+  readonly usageAppsSkipped: Counter;
   readonly usageLastInterval: Gauge;
   readonly usageRetentionDeleted: Counter;
   private statsCache: { at: number; value: Promise<PendingStats | null> } | null = null;
@@ -74,6 +75,11 @@ export class BridgeMetrics {
       registers,
     });
     for (const result of ["counted", "duplicate", "invalid"]) this.usageRecords.inc({ result }, 0);
+    this.usageAppsSkipped = new Counter({
+      name: "sluice_bridge_usage_apps_skipped_total",
+      help: "App entries left out of counted usage records for being malformed (the rest of each record was counted)",
+      registers,
+    });
     this.usageErrors = new Counter({
       name: "sluice_bridge_usage_errors_total",
       help: "Failed attempts to store a usage record in PostgreSQL (retried)",

@@ -297,7 +297,7 @@ test("retention deletes minute buckets, idempotency and node rows after 7 days a
   assert.equal(await bridge.stop(), 0, bridge.output());
 });
 
-test("a record that is not JSON or has the wrong shape is logged by id, skipped and counted in a metric; the next one is counted", async () => {
+test("a record that is not JSON or has the wrong shape is logged by id, skipped and counted in a metric; a malformed app costs only its own counts", async () => {
   const fx = await fixture();
   const bridge = await startAggregatingBridge(fx);
   const good = nodeRecords({
@@ -306,22 +306,43 @@ test("a record that is not JSON or has the wrong shape is logged by id, skipped 
     count: 1,
     apps: () => [{ app: newId(), connections: 4, refused: { connections: 0 }, endpoints: [] }],
   })[0]!;
-  const wrongShape = { ...good, node: "gw-bad", apps: [{ app: "SECRET-PAYLOAD", connections: "many" }] };
+  const wrongShape = { ...good, node: "gw-bad", connections: "SECRET-PAYLOAD" };
+  // One malformed app (a test token's app id is not a UUID): left out, the rest counted.
+  const partial = {
+    ...good,
+    node: "gw-partial",
+    connections: 5,
+    apps: [...good.apps, { app: "SECRET-PAYLOAD", connections: 1, refused: { connections: 0 }, endpoints: [] }],
+  };
   await produceUsage(fx.usageTopic, [
     { key: "gw-bad", value: "SECRET-PAYLOAD not json" },
     { key: "gw-bad", value: JSON.stringify(wrongShape) },
+    { key: "gw-partial", value: partial },
     { key: "gw-good", value: good },
   ]);
-  await waitFor("the good record counted", async () => (await countedIntervals(fx.db)) === 1);
+  await waitFor("the good and the partial record counted", async () => (await countedIntervals(fx.db)) === 2);
   await waitFor("both bad records skipped", async () =>
     metricValue(await bridge.metrics(), 'sluice_bridge_usage_records_total{result="invalid"}') === 2 ? true : undefined,
   );
+  const metrics = await bridge.metrics();
+  assert.equal(metricValue(metrics, 'sluice_bridge_usage_records_total{result="counted"}'), 2);
+  assert.equal(metricValue(metrics, "sluice_bridge_usage_apps_skipped_total"), 1);
   const out = bridge.output();
   assert.match(out, /usage record skipped \(partition \d offset \d+ key gw-bad\): value is not JSON/);
-  assert.match(out, /usage record skipped \(partition \d offset \d+ key gw-bad\): apps\.0\.app:/);
+  assert.match(out, /usage record skipped \(partition \d offset \d+ key gw-bad\): connections:/);
+  assert.match(out, /usage record \(partition \d offset \d+ key gw-partial\) counted without 1 of 2 apps: apps\.1\.app:/);
   assert.doesNotMatch(out, /SECRET-PAYLOAD/, "the payload is never logged");
-  const { rows } = await fx.db.pool.query("select node, connections from usage_nodes");
-  assert.deepEqual(rows, [{ node: "gw-good", connections: 4 }]);
+  const { rows } = await fx.db.pool.query("select node, connections from usage_nodes order by node");
+  assert.deepEqual(rows, [
+    { node: "gw-good", connections: 4 },
+    { node: "gw-partial", connections: 5 },
+  ]);
+  const { rows: apps } = await fx.db.pool.query("select distinct app_id from usage_app_minutes");
+  assert.deepEqual(
+    apps.map((a) => a.app_id),
+    [good.apps[0]!.app],
+    "the partial record's good app counted, the malformed one not",
+  );
   assert.equal((await bridge.health()).status, 200);
   assert.equal(await bridge.stop(), 0, bridge.output());
 });

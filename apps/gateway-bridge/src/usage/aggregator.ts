@@ -64,6 +64,13 @@ export function startUsageAggregator(options: UsageAggregatorOptions): UsageAggr
       log(`usage record skipped (${where}): ${parsed.reason}`);
       return true;
     }
+    if (parsed.skippedApps.length > 0) {
+      metrics.usageAppsSkipped.inc(parsed.skippedApps.length);
+      const total = parsed.record.apps.length + parsed.skippedApps.length;
+      log(
+        `usage record (${where}) counted without ${parsed.skippedApps.length} of ${total} apps: ${parsed.skippedApps.slice(0, 3).join("; ")}`,
+      );
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await countRecord(options.pool, parsed.record);

@@ -87,13 +87,8 @@ test("a bad record gets a reason that names the field and never echoes values", 
     [(v) => ({ ...v, node: "" }), /^node:/],
     [(v) => ({ ...v, interval_end: v.interval_start }), /^interval_end: interval_end must be after/],
     [(v) => ({ ...v, connections: -1 }), /^connections:/],
-    [(v) => ({ ...v, apps: [{ ...v.apps[0], app: "secret-not-a-uuid" }] }), /^apps\.0\.app:/],
     [(v) => ({ ...v, apps: [v.apps[0], v.apps[0]] }), /an app appears twice/],
     [(v) => ({ ...v, apps: [{ ...v.apps[0], endpoints: [v.apps[0]!.endpoints[0], v.apps[0]!.endpoints[0]] }] }), /endpoint appears twice/],
-    [
-      (v) => ({ ...v, apps: [{ ...v.apps[0], endpoints: [{ ...v.apps[0]!.endpoints[0], delivered: 1.5 }] }] }),
-      /^apps\.0\.endpoints\.0\.delivered:/,
-    ],
     [() => [1, 2], /^value:/],
   ];
   for (const [mutate, reason] of cases) {
@@ -104,6 +99,29 @@ test("a bad record gets a reason that names the field and never echoes values", 
       assert.doesNotMatch(r.reason, /secret/);
     }
   }
+});
+
+test("a malformed app entry is left out with a reason naming its field; the other apps are counted", () => {
+  const v = sample();
+  const other = { ...v.apps[0]!, app: "5d1f7c2e-0000-4000-8000-000000000009" };
+  const bad = [
+    { ...v.apps[0], app: "secret-not-a-uuid" },
+    { app, connections: "secret" },
+    { ...v.apps[0], endpoints: [{ ...v.apps[0]!.endpoints[0], delivered: 1.5 }] },
+  ];
+  const r = parse({ ...v, apps: [bad[0], other, bad[1], bad[2]] });
+  assert.ok(r.ok, r.ok ? "" : r.reason);
+  assert.deepEqual(
+    r.record.apps.map((a) => a.app),
+    [other.app],
+  );
+  assert.equal(r.skippedApps.length, 3);
+  assert.match(r.skippedApps[0]!, /^apps\.0\.app:/);
+  assert.match(r.skippedApps[1]!, /^apps\.2\.connections:/);
+  // A bad endpoint entry costs its app's entry (the app's counts are one row set).
+  assert.match(r.skippedApps[2]!, /^apps\.3\.endpoints\.0\.delivered:/);
+  for (const reason of r.skippedApps) assert.doesNotMatch(reason, /secret/);
+  assert.deepEqual(parse(sample()).ok && (parse(sample()) as { skippedApps: string[] }).skippedApps, []);
 });
 
 test("an interval is counted in the minute and hour its start falls into", () => {

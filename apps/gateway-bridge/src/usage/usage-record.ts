@@ -40,7 +40,11 @@ const appUsage = z.object({
     .transform((endpoints) => endpoints ?? []),
 });
 
-const usageRecord = z
+/**
+ * The record around its apps. Each app is checked on its own (parseUsageRecord):
+ * one bad entry costs that app's counts, not every app's of the interval.
+ */
+const usageEnvelope = z
   .object({
     v: z.literal(1),
     node: z.string().min(1).max(200),
@@ -51,22 +55,28 @@ const usageRecord = z
     final: z.boolean(),
     catalog_offset_lag: count,
     connections: gauge,
-    apps: z.array(appUsage).max(100_000),
+    apps: z.array(z.unknown()).max(100_000),
   })
   .refine((r) => r.interval_end > r.interval_start, { message: "interval_end must be after interval_start", path: ["interval_end"] })
-  .refine((r) => r.interval_end - r.interval_start <= 3_600_000, { message: "an interval spans at most an hour", path: ["interval_end"] })
-  // One row per app and per app × endpoint: a repeated id has no defined meaning.
-  .refine((r) => new Set(r.apps.map((a) => a.app)).size === r.apps.length, { message: "an app appears twice", path: ["apps"] })
-  .refine((r) => r.apps.every((a) => new Set(a.endpoints.map((e) => e.endpoint)).size === a.endpoints.length), {
-    message: "an endpoint appears twice under one app",
-    path: ["apps"],
-  });
+  .refine((r) => r.interval_end - r.interval_start <= 3_600_000, { message: "an interval spans at most an hour", path: ["interval_end"] });
 
-export type UsageRecord = z.output<typeof usageRecord>;
-export type AppUsage = UsageRecord["apps"][number];
+export type AppUsage = z.output<typeof appUsage>;
 export type EndpointUsage = AppUsage["endpoints"][number];
+export type UsageRecord = Omit<z.output<typeof usageEnvelope>, "apps"> & { apps: AppUsage[] };
 
-export type ParseResult = { ok: true; record: UsageRecord } | { ok: false; reason: string };
+export type ParseResult =
+  | {
+      ok: true;
+      record: UsageRecord;
+      /** Why app entries were left out (each names its field, e.g. "apps.3.app: Invalid UUID"); the rest is counted. */
+      skippedApps: string[];
+    }
+  | { ok: false; reason: string };
+
+const reasonOf = (error: z.ZodError, prefix: string) => {
+  const issue = error.issues[0]!;
+  return `${[prefix, ...issue.path].filter((p) => p !== "").join(".") || "value"}: ${issue.message}`;
+};
 
 /** Parses a record value; the reason names fields, never values, so it is safe to log. */
 export function parseUsageRecord(value: Buffer | null): ParseResult {
@@ -77,12 +87,21 @@ export function parseUsageRecord(value: Buffer | null): ParseResult {
   } catch {
     return { ok: false, reason: "value is not JSON" };
   }
-  const parsed = usageRecord.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { ok: false, reason: `${issue.path.join(".") || "value"}: ${issue.message}` };
+  const envelope = usageEnvelope.safeParse(json);
+  if (!envelope.success) return { ok: false, reason: reasonOf(envelope.error, "") };
+  const record: UsageRecord = { ...envelope.data, apps: [] };
+  const skippedApps: string[] = [];
+  envelope.data.apps.forEach((raw, i) => {
+    const app = appUsage.safeParse(raw);
+    if (app.success) record.apps.push(app.data);
+    else skippedApps.push(reasonOf(app.error, `apps.${i}`));
+  });
+  // One row per app and per app × endpoint: a repeated id has no defined meaning.
+  if (new Set(record.apps.map((a) => a.app)).size !== record.apps.length) return { ok: false, reason: "apps: an app appears twice" };
+  if (!record.apps.every((a) => new Set(a.endpoints.map((e) => e.endpoint)).size === a.endpoints.length)) {
+    return { ok: false, reason: "apps: an endpoint appears twice under one app" };
   }
-  return { ok: true, record: parsed.data };
+  return { ok: true, record, skippedApps };
 }
 
 export const MINUTE_MS = 60_000;
