@@ -58,12 +58,18 @@ function scriptedKafka(script: { send: Step[]; commit?: Step[] }) {
   return { kafka: { producer: () => producer } as unknown as Kafka, log };
 }
 
+/** A publisher on a scripted producer, fenced in, recording the term-ending failures. */
+async function fencedPublisher(script: { send: Step[]; commit?: Step[] }, termEnded?: AbortSignal) {
+  const { kafka, log } = scriptedKafka(script);
+  const failures: unknown[] = [];
+  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err), termEnded);
+  await publisher.fence();
+  return { publisher, log, failures };
+}
+
 test("a batch refused with CONCURRENT_TRANSACTIONS is sent again in a new transaction, within the term", async () => {
   const concurrent = retriesExceeded(protocolError("CONCURRENT_TRANSACTIONS"));
-  const { kafka, log } = scriptedKafka({ send: [concurrent, concurrent] });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
-  await publisher.fence();
+  const { publisher, log, failures } = await fencedPublisher({ send: [concurrent, concurrent] });
   await publisher.send([{ key: "a", value: "1" }]);
   assert.deepEqual(failures, []);
   assert.equal(publisher.coordinatorRetries, 2);
@@ -74,10 +80,7 @@ test("a batch refused with CONCURRENT_TRANSACTIONS is sent again in a new transa
 });
 
 test("CONCURRENT_TRANSACTIONS on the commit ends the term: the batch may be in an open transaction", async () => {
-  const { kafka } = scriptedKafka({ send: [], commit: ["ok", protocolError("CONCURRENT_TRANSACTIONS")] });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
-  await publisher.fence();
+  const { publisher, failures } = await fencedPublisher({ send: [], commit: ["ok", protocolError("CONCURRENT_TRANSACTIONS")] });
   await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /CONCURRENT_TRANSACTIONS/);
   assert.equal(failures.length, 1);
   assert.equal(publisher.coordinatorRetries, 0);
@@ -85,10 +88,7 @@ test("CONCURRENT_TRANSACTIONS on the commit ends the term: the batch may be in a
 });
 
 test("any other refusal ends the term at once", async () => {
-  const { kafka, log } = scriptedKafka({ send: [retriesExceeded(protocolError("INVALID_PRODUCER_EPOCH"))] });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
-  await publisher.fence();
+  const { publisher, log, failures } = await fencedPublisher({ send: [retriesExceeded(protocolError("INVALID_PRODUCER_EPOCH"))] });
   await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /INVALID_PRODUCER_EPOCH/);
   assert.equal(failures.length, 1);
   assert.equal(log.filter((l) => l === "begin").length, 2);
@@ -96,11 +96,8 @@ test("any other refusal ends the term at once", async () => {
 
 test("a batch stops waiting out CONCURRENT_TRANSACTIONS when the term ends", async () => {
   const concurrent = protocolError("CONCURRENT_TRANSACTIONS");
-  const { kafka } = scriptedKafka({ send: [...Array.from({ length: 1000 }, () => concurrent)] });
   const term = new AbortController();
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err), term.signal);
-  await publisher.fence();
+  const { publisher, failures } = await fencedPublisher({ send: [...Array.from({ length: 1000 }, () => concurrent)] }, term.signal);
   const sending = publisher.send([{ key: "a", value: "1" }]);
   setTimeout(() => term.abort(), 100);
   await assert.rejects(sending, /CONCURRENT_TRANSACTIONS/);
@@ -111,10 +108,7 @@ test("a batch stops waiting out CONCURRENT_TRANSACTIONS when the term ends", asy
 test("a batch refused because the coordinator moved (NOT_COORDINATOR, as after a full outage) is sent again too", async () => {
   const moved = retriesExceeded(protocolError("NOT_COORDINATOR_FOR_GROUP"));
   const loading = protocolError("GROUP_LOAD_IN_PROGRESS");
-  const { kafka, log } = scriptedKafka({ send: [moved, loading] });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
-  await publisher.fence();
+  const { publisher, log, failures } = await fencedPublisher({ send: [moved, loading] });
   await publisher.send([{ key: "a", value: "1" }]);
   assert.deepEqual(failures, []);
   assert.equal(publisher.coordinatorRetries, 2);
@@ -124,10 +118,7 @@ test("a batch refused because the coordinator moved (NOT_COORDINATOR, as after a
 });
 
 test("NOT_COORDINATOR on the commit ends the term: kafkajs cannot retry a commit", async () => {
-  const { kafka } = scriptedKafka({ send: [], commit: ["ok", protocolError("NOT_COORDINATOR_FOR_GROUP")] });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, "catalog", (err) => failures.push(err));
-  await publisher.fence();
+  const { publisher, failures } = await fencedPublisher({ send: [], commit: ["ok", protocolError("NOT_COORDINATOR_FOR_GROUP")] });
   await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /NOT_COORDINATOR/);
   assert.equal(failures.length, 1);
   assert.equal(publisher.coordinatorRetries, 0);
