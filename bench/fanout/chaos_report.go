@@ -26,6 +26,9 @@ type scenarioCount struct {
 	falseGaps             []string // gaps whose reason is not true
 	affected, unrecovered int
 	fromEnd, fromStart    []int64 // ns, per affected client
+	// fromEndByNode is fromEnd by the node (index of r.nodes) whose message
+	// ended the client's silence: a node that comes back late shows here.
+	fromEndByNode map[int][]int64
 	// The same by the transport of the client that saw it (chaos_transports.go).
 	byTransport [2]transportCount
 }
@@ -138,13 +141,14 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		end, st := w.sc.end.UnixNano(), w.sc.start.UnixNano()
 		for _, c := range total.Conns {
 			var back int64
+			backAt := 0
 			silentAtEnd := c.Last <= w.to-bound
 			for _, s := range c.Stalls {
 				switch {
 				case s.To > w.to && s.From <= w.to-bound:
 					silentAtEnd = true
-				case s.To > w.from && s.To <= w.to:
-					back = max(back, s.To)
+				case s.To > w.from && s.To <= w.to && s.To > back:
+					back, backAt = s.To, s.URL
 				}
 			}
 			if back == 0 && !silentAtEnd {
@@ -159,6 +163,10 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 				continue
 			}
 			counts[i].fromEnd = append(counts[i].fromEnd, max(back-end, 0))
+			if counts[i].fromEndByNode == nil {
+				counts[i].fromEndByNode = map[int][]int64{}
+			}
+			counts[i].fromEndByNode[backAt] = append(counts[i].fromEndByNode[backAt], max(back-end, 0))
 			counts[i].fromStart = append(counts[i].fromStart, back-st)
 			tc.fromEnd = append(tc.fromEnd, max(back-end, 0))
 		}
@@ -199,6 +207,11 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 		if w.sc != nil {
 			fmt.Printf("  affected clients (a silence over %s or a lost connection in the window): %d; never recovered in the window: %d\n", r.c.stallBound, cnt.affected, cnt.unrecovered)
 			fmt.Printf("  fault's end -> client's first message again  ms %s\n", pctLine(cnt.fromEnd))
+			for n, node := range r.nodes {
+				if ms := cnt.fromEndByNode[n]; len(ms) > 0 {
+					fmt.Printf("    served again by node %s                      ms %s\n", node.name, pctLine(ms))
+				}
+			}
 			fmt.Printf("  fault's start -> client's first message again ms %s\n", pctLine(cnt.fromStart))
 			fmt.Printf("  Kafka-only consumer (publisher -> Kafka -> plain consumer): %s\n", probeSilences(probe, w.from, w.to, w.sc))
 		}

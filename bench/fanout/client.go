@@ -185,6 +185,9 @@ type benchConn struct {
 	sse   bool // subscribes with Server-Sent Events (sse_client.go), not WebSocket
 	rng   *rand.Rand
 	order []int // indexes of loadGen.urls, in the order this client tries them
+	// url is the index in loadGen.urls of the connection being made or read
+	// (set by run before each session; read under mu by onMessage).
+	url int
 
 	mu  sync.Mutex // guards rec (read by the final report)
 	rec connRecord
@@ -247,6 +250,8 @@ type stall struct {
 	From        int64 `json:"f"`
 	To          int64 `json:"t"`
 	Reconnected bool  `json:"r,omitempty"`
+	// URL: the index in -url's list of the node whose message ended it.
+	URL int `json:"u,omitempty"`
 }
 
 // clientEvent is a hole, duplicate or gap seen by a client (with -stall), at
@@ -313,6 +318,9 @@ func (g *loadGen) run(c *benchConn) {
 	urlIdx, attempt := 0, 0
 	for !g.stopping.Load() {
 		url := g.urls[c.order[urlIdx]]
+		c.mu.Lock()
+		c.url = c.order[urlIdx]
+		c.mu.Unlock()
 		var made, subscribed bool
 		if c.sse {
 			made, subscribed = g.sseSession(c, url)
@@ -500,7 +508,7 @@ func (g *loadGen) onMessage(c *benchConn, data []byte, now int64, local map[int]
 	c.gapSince = false
 	if g.stall > 0 {
 		if c.rec.Last > 0 && (now-c.rec.Last > g.stall || c.lostConn) {
-			c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn})
+			c.rec.Stalls = append(c.rec.Stalls, stall{From: c.rec.Last, To: now, Reconnected: c.lostConn, URL: c.url})
 		}
 		c.lostConn = false
 		c.rec.Last = now
