@@ -75,6 +75,7 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 	}
 	for i, w := range windows {
 		counts[i].gaps = map[string]int64{}
+		counts[i].fromEndByNode = map[int][]int64{}
 		counts[i].produceErrors = led.failuresIn(w.from, w.to)
 	}
 	for _, e := range total.Events {
@@ -163,9 +164,6 @@ func (r *chaosRun) report(results []*scenarioResult, total clientReport, pub loa
 				continue
 			}
 			counts[i].fromEnd = append(counts[i].fromEnd, max(back-end, 0))
-			if counts[i].fromEndByNode == nil {
-				counts[i].fromEndByNode = map[int][]int64{}
-			}
 			counts[i].fromEndByNode[backAt] = append(counts[i].fromEndByNode[backAt], max(back-end, 0))
 			counts[i].fromStart = append(counts[i].fromStart, back-st)
 			tc.fromEnd = append(tc.fromEnd, max(back-end, 0))
