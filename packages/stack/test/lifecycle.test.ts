@@ -267,7 +267,13 @@ describe("./sluice start with every port moved", { concurrency: false }, () => {
     const admin = kafkaAdmin(urls.kafkaBrokers);
     await admin.connect();
     try {
-      const topics = await admin.listTopics();
+      // The bridge is healthy (and the gateway ready, on an empty catalog)
+      // before its first term creates the catalog topic: wait for it.
+      let topics = await admin.listTopics();
+      for (let i = 0; i < 60 && !topics.includes("__sluice_catalog"); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        topics = await admin.listTopics();
+      }
       assert.ok(topics.includes("demo-vehicles"), `the demo topic is in the stack's Kafka: ${topics}`);
       assert.ok(topics.includes("__sluice_catalog"), `the bridge published the catalog to the stack's Kafka: ${topics}`);
       // The demo feeder writes to the stack's Kafka too.
