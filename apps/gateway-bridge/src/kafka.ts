@@ -6,6 +6,8 @@ import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig } from "kafkajs
 import SnappyCodec from "kafkajs-snappy";
 import type { TopicRecord } from "./catalog-diff.ts";
 import { log } from "./log.ts";
+// Keeps the transaction coordinator between requests (see the module).
+import "./transaction-coordinator-cache.ts";
 
 // Gateway nodes write their usage records with franz-go, whose producers
 // compress batches with snappy by default; kafkajs reads only gzip by itself

@@ -3,7 +3,19 @@
 // to an hour, so only LISTEN/NOTIFY can explain a prompt delivery.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { insertOutbox, pendingCount, startBridgeProcess, topicRecords, scratchPerFile, waitFor } from "./helpers.ts";
+import { ensureTopic } from "../src/kafka.ts";
+import { Publisher } from "../src/publisher.ts";
+import {
+  deleteTopic,
+  insertOutbox,
+  kafka,
+  pendingCount,
+  scratchPerFile,
+  scratchTopic,
+  startBridgeProcess,
+  topicRecords,
+  waitFor,
+} from "./helpers.ts";
 
 const scratch = scratchPerFile();
 const { topic } = scratch;
@@ -65,4 +77,33 @@ test("outbox rows inserted after start are published in id order, exactly, then 
 
   assert.equal(await bridge.stop(), 0, bridge.output());
   assert.match(bridge.output(), /released the publisher lock/);
+});
+
+test("a term's catalog transactions look the transaction coordinator up once, at the fence, not before each request", async () => {
+  const own = scratchTopic();
+  const admin = kafka.admin();
+  await admin.connect();
+  const failures: unknown[] = [];
+  const publisher = new Publisher(kafka, own, (err) => failures.push(err));
+  try {
+    await ensureTopic(admin, own);
+    await publisher.fence();
+    const requests: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await publisher.send([{ key: `app/a${i}`, value: "{}" }]);
+      requests.push(publisher.lastSendRequests);
+    }
+    // kafkajs alone sends FindCoordinator ("GroupCoordinator") before every
+    // AddPartitionsToTxn and EndTxn.
+    for (const r of requests) {
+      assert.match(r, /AddPartitionsToTxn .*Produce .*EndTxn/);
+      assert.doesNotMatch(r, /GroupCoordinator/);
+    }
+    assert.deepEqual(failures, []);
+    assert.equal((await topicRecords(own)).length, 5);
+  } finally {
+    await publisher.close();
+    await admin.disconnect();
+    await deleteTopic(own);
+  }
 });
