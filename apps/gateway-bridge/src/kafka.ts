@@ -7,7 +7,7 @@ import SnappyCodec from "kafkajs-snappy";
 import type { TopicRecord } from "./catalog-diff.ts";
 import { log } from "./log.ts";
 // Keeps the transaction coordinator between requests (see the module).
-import "./transaction-coordinator-cache.ts";
+import "./transaction-coordinator.ts";
 
 // Gateway nodes write their usage records with franz-go, whose producers
 // compress batches with snappy by default; kafkajs reads only gzip by itself

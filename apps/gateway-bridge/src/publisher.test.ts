@@ -117,7 +117,7 @@ test("a batch refused because the coordinator moved (NOT_COORDINATOR, as after a
   assert.equal(publisher.lastSendRequests, "AddPartitionsToTxn 3× 90 ms (max 30), Produce 12 ms");
 });
 
-test("NOT_COORDINATOR on the commit ends the term: kafkajs cannot retry a commit", async () => {
+test("a commit that still fails ends the term (transaction-coordinator.ts retried it first)", async () => {
   const { publisher, failures } = await fencedPublisher({ send: [], commit: ["ok", protocolError("NOT_COORDINATOR_FOR_GROUP")] });
   await assert.rejects(publisher.send([{ key: "a", value: "1" }]), /NOT_COORDINATOR/);
   assert.equal(failures.length, 1);

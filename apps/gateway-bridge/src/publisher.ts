@@ -31,8 +31,9 @@
 // a new transaction, within the term, when the refused one ended cleanly:
 // nothing of it was written (AddPartitionsToTxn comes before any produce), and
 // the epoch is unchanged, so the fence still holds. A refused commit (EndTxn)
-// cannot end cleanly: kafkajs neither retries nor lets the caller retry it, so
-// it still ends the term.
+// cannot end cleanly: kafkajs does not let the caller retry it. It is sent
+// again below kafkajs (transaction-coordinator.ts) for up to 10 s; one that
+// still fails ends the term.
 import type { Kafka, Producer } from "kafkajs";
 import { log } from "./log.ts";
 import { sleep } from "./pump.ts";
@@ -64,6 +65,8 @@ const COORDINATOR_WAIT_MS = 15_000;
  * previous one's markers); at 200 ms, 4-10 of 60 back-to-back one-record
  * transactions took ~200-260 ms on the test stack's broker, at 20 ms none took
  * over 38 ms (bench/catalog-transactions.ts). Revocations ride these transactions.
+ * transaction-coordinator.ts now sends a refused AddPartitionsToTxn again
+ * itself first, without kafkajs' metadata refresh in between.
  */
 const SEND_RETRY = { retries: 6, initialRetryTime: 20, maxRetryTime: 2_000 };
 

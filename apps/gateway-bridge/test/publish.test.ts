@@ -2,10 +2,13 @@
 // written, and are marked published only afterwards. The safety sweep is set
 // to an hour, so only LISTEN/NOTIFY can explain a prompt delivery.
 import assert from "node:assert/strict";
+import net from "node:net";
 import { test } from "node:test";
+import { type ISocketFactory, Kafka, logLevel } from "kafkajs";
 import { ensureTopic } from "../src/kafka.ts";
 import { Publisher } from "../src/publisher.ts";
 import {
+  brokers,
   deleteTopic,
   insertOutbox,
   kafka,
@@ -101,6 +104,58 @@ test("a term's catalog transactions look the transaction coordinator up once, at
     }
     assert.deepEqual(failures, []);
     assert.equal((await topicRecords(own)).length, 5);
+  } finally {
+    await publisher.close();
+    await admin.disconnect();
+    await deleteTopic(own);
+  }
+});
+
+/** Kafka's API key of EndTxn (a request's header: size int32, then the key int16). */
+const END_TXN = 26;
+
+/**
+ * A kafkajs socket factory (plaintext) whose connections are closed right
+ * after the first EndTxn request went out, before its answer: the commit's
+ * outcome is unknown to the client, as when a coordinator's broker dies.
+ */
+function dropAfterFirstEndTxn(): { socketFactory: ISocketFactory; endTxns: () => number } {
+  let endTxns = 0;
+  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = net.connect({ host, port }, onConnect);
+    const write = socket.write.bind(socket) as (chunk: unknown, encoding?: BufferEncoding) => boolean;
+    socket.write = ((chunk: unknown, encoding?: BufferEncoding) => {
+      if (!Buffer.isBuffer(chunk) || chunk.length < 6 || chunk.readInt16BE(4) !== END_TXN) return write(chunk, encoding);
+      endTxns++;
+      if (endTxns > 1) return write(chunk, encoding);
+      // Handed to the kernel, then closed: Kafka gets the request, the client never its answer.
+      return (socket as net.Socket).write(chunk as Buffer, () => socket.destroy());
+    }) as typeof socket.write;
+    return socket;
+  };
+  return { socketFactory, endTxns: () => endTxns };
+}
+
+test("a commit whose answer is lost (the connection closed after EndTxn went out) is sent again, and the term goes on", async () => {
+  const own = scratchTopic();
+  const admin = kafka.admin();
+  await admin.connect();
+  const dropping = dropAfterFirstEndTxn();
+  const client = new Kafka({ clientId: "sluice-bridge-test", brokers, socketFactory: dropping.socketFactory, logLevel: logLevel.NOTHING });
+  const failures: unknown[] = [];
+  const publisher = new Publisher(client, own, (err) => failures.push(err));
+  try {
+    await ensureTopic(admin, own);
+    await publisher.fence();
+    await publisher.send([{ key: "app/a1", value: '{"n":1}' }]);
+    await publisher.send([{ key: "app/a2", value: '{"n":2}' }]);
+    assert.deepEqual(failures, [], "the publisher's term must not end");
+    assert.ok(dropping.endTxns() >= 3, `EndTxn sent ${dropping.endTxns()} times`);
+    // Each record once, committed (topicRecords reads read_committed).
+    assert.deepEqual(
+      (await topicRecords(own)).map((r) => r.key),
+      ["app/a1", "app/a2"],
+    );
   } finally {
     await publisher.close();
     await admin.disconnect();
