@@ -153,21 +153,28 @@ export function keepTransactionCoordinators(protos: KafkajsPrototypes, endTxnRet
   const retried = (request: TxnRequest, followMoves: boolean, budgetMs: number, what: string): TxnRequest =>
     async function (this: unknown, args) {
       const began = Date.now();
+      const refusals = new Set<string>();
       let coordinator = this as BrokerLike;
       for (let attempt = 0; ; attempt++) {
         try {
           const answer = await request.call(coordinator, args);
           if (attempt > 0 && followMoves)
-            log(`${what} was sent ${attempt + 1} times over ${Date.now() - began} ms before its coordinator took it`);
+            log(
+              `${what} was sent ${attempt + 1} times over ${Date.now() - began} ms before its coordinator took it (after ${[...refusals].join(", ")})`,
+            );
           return answer;
         } catch (err) {
           noteFailure(err, args.transactionalId);
           const type = (err as { type?: unknown }).type;
+          refusals.add(typeof type === "string" ? type : ((err as { name?: string }).name ?? "an error"));
           const busy = typeof type === "string" && COORDINATOR_BUSY.has(type);
           const client = clientOf.get(coordinator);
           if (!(busy || (followMoves && coordinatorInDoubt(err))) || !client || Date.now() - began >= budgetMs) throw err;
-          // Java's producer waits 20 ms between these; doubling to 500 ms.
-          await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt)));
+          // Busy: asked again every 20 ms, as Java's producer does. The
+          // markers it waits for take 100-400 ms under load, and a doubling
+          // wait overshot their end by up to half of itself. Moved: doubling
+          // from 20 ms to 500 ms while a new coordinator takes over.
+          await new Promise((resolve) => setTimeout(resolve, busy ? 20 : Math.min(500, 20 * 2 ** attempt)));
           if (!busy) {
             // A lookup that fails leaves the old one: its next refusal looks up again.
             coordinator = await client
