@@ -44,7 +44,7 @@ const require = createRequire(import.meta.url);
 /** kafkajs' FindCoordinator key type for a transactional id (protocol/coordinatorTypes.js). */
 const TRANSACTION_COORDINATOR = 1;
 
-/** How long a refused EndTxn is sent again before its error reaches the caller. */
+/** How long after its first failure a refused EndTxn is sent again before the error reaches the caller. */
 export const END_TXN_RETRY_MS = 10_000;
 
 /**
@@ -153,6 +153,9 @@ export function keepTransactionCoordinators(protos: KafkajsPrototypes, endTxnRet
   const retried = (request: TxnRequest, followMoves: boolean, budgetMs: number, what: string): TxnRequest =>
     async function (this: unknown, args) {
       const began = Date.now();
+      // The window runs from the first failure: one that took long (a request
+      // timeout) still gets its retries.
+      let failedAt: number | undefined;
       const refusals = new Set<string>();
       let coordinator = this as BrokerLike;
       for (let attempt = 0; ; attempt++) {
@@ -169,7 +172,8 @@ export function keepTransactionCoordinators(protos: KafkajsPrototypes, endTxnRet
           refusals.add(typeof type === "string" ? type : ((err as { name?: string }).name ?? "an error"));
           const busy = typeof type === "string" && COORDINATOR_BUSY.has(type);
           const client = clientOf.get(coordinator);
-          if (!(busy || (followMoves && coordinatorInDoubt(err))) || !client || Date.now() - began >= budgetMs) throw err;
+          failedAt ??= Date.now();
+          if (!(busy || (followMoves && coordinatorInDoubt(err))) || !client || Date.now() - failedAt >= budgetMs) throw err;
           // Busy: asked again every 20 ms, as Java's producer does. The
           // markers it waits for take 100-400 ms under load, and a doubling
           // wait overshot their end by up to half of itself. Moved: doubling

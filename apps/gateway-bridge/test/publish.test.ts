@@ -115,9 +115,9 @@ test("a term's catalog transactions look the transaction coordinator up once, at
 const END_TXN = 26;
 
 /**
- * A kafkajs socket factory (plaintext) whose connections are closed right
- * after the first EndTxn request went out, before its answer: the commit's
- * outcome is unknown to the client, as when a coordinator's broker dies.
+ * A kafkajs socket factory (plaintext) whose connection is reset right after
+ * the first EndTxn request went out, before its answer: the commit's outcome
+ * is unknown to the client, as when a coordinator's broker dies.
  */
 function dropAfterFirstEndTxn(): { socketFactory: ISocketFactory; endTxns: () => number } {
   let endTxns = 0;
@@ -128,15 +128,17 @@ function dropAfterFirstEndTxn(): { socketFactory: ISocketFactory; endTxns: () =>
       if (!Buffer.isBuffer(chunk) || chunk.length < 6 || chunk.readInt16BE(4) !== END_TXN) return write(chunk, encoding);
       endTxns++;
       if (endTxns > 1) return write(chunk, encoding);
-      // Handed to the kernel, then closed: Kafka gets the request, the client never its answer.
-      return (socket as net.Socket).write(chunk as Buffer, () => socket.destroy());
+      // Handed to the kernel, then reset: Kafka gets the request, the client never its answer.
+      return (socket as net.Socket).write(chunk as Buffer, () =>
+        socket.destroy(Object.assign(new Error("read ECONNRESET (closed by the test)"), { code: "ECONNRESET" })),
+      );
     }) as typeof socket.write;
     return socket;
   };
   return { socketFactory, endTxns: () => endTxns };
 }
 
-test("a commit whose answer is lost (the connection closed after EndTxn went out) is sent again, and the term goes on", async () => {
+test("a commit whose answer is lost (the connection reset after EndTxn went out) is sent again, and the term goes on", async () => {
   const own = scratchTopic();
   const admin = kafka.admin();
   await admin.connect();

@@ -1,12 +1,15 @@
 package kafka
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/apps/gateway/internal/hub"
 )
 
 // Cluster holds the shared client (metadata, offsets, produce) of one node,
@@ -27,6 +30,10 @@ type Cluster struct {
 	// the first Consume.
 	CheckEvery time.Duration
 	GoneAfter  time.Duration
+
+	// checkMeta is what a live consumer's topic check asks (nil: fetchMeta);
+	// a test replaces it with one that hangs.
+	checkMeta func(ctx context.Context, topic string) (hub.TopicMeta, error)
 }
 
 // New connects lazily: nothing is sent until the first request.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,5 +252,32 @@ func TestConsumerReportsRecreationThenDeletion(t *testing.T) {
 	next(t, ev.gone, "gone")
 	if _, err := c.Meta(context.Background(), topic); !errors.Is(err, hub.ErrTopicNotFound) {
 		t.Fatalf("metadata after gone: %v", err)
+	}
+}
+
+// A topic check that gets no answer must not hold back what the consumer
+// fetches: it polls nothing while it checks, and after a full broker outage
+// franz-go's retries kept one check going for 18 s while Kafka served again.
+func TestRecordsFlowWhileTopicChecksHang(t *testing.T) {
+	c, _, topic := setup(t, 1)
+	var asked atomic.Int32
+	c.checkMeta = func(ctx context.Context, _ string) (hub.TopicMeta, error) {
+		asked.Add(1)
+		<-ctx.Done()
+		return hub.TopicMeta{}, ctx.Err()
+	}
+	meta := waitMeta(t, c, topic, func(_ hub.TopicMeta, err error) bool { return err == nil })
+	ev := newEvents()
+	lc := c.Consume(topic, meta, ev.consumeEvents())
+	defer lc.Stop()
+	next(t, ev.started, "start")
+	for i := range 3 {
+		produce(t, c, topic, fmt.Sprintf("k%d", i))
+		if r := next(t, ev.records, "a record while every topic check hangs"); string(r.Key) != fmt.Sprintf("k%d", i) {
+			t.Fatalf("record %d: key %q", i, r.Key)
+		}
+	}
+	if asked.Load() == 0 {
+		t.Fatal("no topic check was asked (the first comes before the first fetch): nothing was tested")
 	}
 }
