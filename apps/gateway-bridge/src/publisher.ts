@@ -37,6 +37,7 @@
 import type { Kafka, Producer } from "kafkajs";
 import { log } from "./log.ts";
 import { sleep } from "./pump.ts";
+import { COORDINATOR_BUSY, COORDINATOR_MOVED } from "./transaction-coordinator.ts";
 
 export interface OutgoingRecord {
   key: string;
@@ -70,17 +71,8 @@ const COORDINATOR_WAIT_MS = 15_000;
  */
 const SEND_RETRY = { retries: 6, initialRetryTime: 20, maxRetryTime: 2_000 };
 
-/**
- * The transaction coordinator's answers a batch is sent again after (see the
- * top), by kafkajs' names: it calls NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE
- * and COORDINATOR_LOAD_IN_PROGRESS by their old group names.
- */
-const COORDINATOR_BUSY = new Set([
-  "CONCURRENT_TRANSACTIONS",
-  "NOT_COORDINATOR_FOR_GROUP",
-  "GROUP_COORDINATOR_NOT_AVAILABLE",
-  "GROUP_LOAD_IN_PROGRESS",
-]);
+/** The transaction coordinator's answers a batch is sent again after (see the top): busy or moved. */
+const COORDINATOR_BUSY_OR_MOVED = new Set([...COORDINATOR_BUSY, ...COORDINATOR_MOVED]);
 
 /**
  * The coordinator's busy answer in kafkajs' error (or in the error it wraps
@@ -89,7 +81,7 @@ const COORDINATOR_BUSY = new Set([
 export function coordinatorBusy(err: unknown): string | undefined {
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const type = (e as { type?: unknown }).type;
-    if (typeof type === "string" && COORDINATOR_BUSY.has(type)) return type;
+    if (typeof type === "string" && COORDINATOR_BUSY_OR_MOVED.has(type)) return type;
   }
   return undefined;
 }

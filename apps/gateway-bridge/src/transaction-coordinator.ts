@@ -37,6 +37,7 @@
 //    partition the transaction has is a no-op.
 // Group coordinators (the consumers') are looked up as before.
 import { createRequire } from "node:module";
+import { setTimeout as delay } from "node:timers/promises";
 import { log } from "./log.ts";
 
 const require = createRequire(import.meta.url);
@@ -45,7 +46,7 @@ const require = createRequire(import.meta.url);
 const TRANSACTION_COORDINATOR = 1;
 
 /** How long after its first failure a refused EndTxn is sent again before the error reaches the caller. */
-export const END_TXN_RETRY_MS = 10_000;
+const END_TXN_RETRY_MS = 10_000;
 
 /**
  * How long an AddPartitionsToTxn the coordinator is busy with is sent again
@@ -54,13 +55,16 @@ export const END_TXN_RETRY_MS = 10_000;
  */
 const ADD_PARTITIONS_RETRY_MS = 2_000;
 
-/** Kafka's answers that the coordinator is elsewhere, by kafkajs' (old, group) names. */
-const COORDINATOR_MOVED = new Set(["NOT_COORDINATOR_FOR_GROUP", "GROUP_COORDINATOR_NOT_AVAILABLE"]);
-/** The coordinator's answers that it will take the request a little later. */
-const COORDINATOR_BUSY = new Set(["GROUP_LOAD_IN_PROGRESS", "CONCURRENT_TRANSACTIONS"]);
+/**
+ * Kafka's answers that the coordinator is elsewhere (NOT_COORDINATOR,
+ * COORDINATOR_NOT_AVAILABLE), by kafkajs' names: it uses the old group names.
+ */
+export const COORDINATOR_MOVED: ReadonlySet<string> = new Set(["NOT_COORDINATOR_FOR_GROUP", "GROUP_COORDINATOR_NOT_AVAILABLE"]);
+/** The coordinator's answers that it will take the request a little later (COORDINATOR_LOAD_IN_PROGRESS's old name). */
+export const COORDINATOR_BUSY: ReadonlySet<string> = new Set(["GROUP_LOAD_IN_PROGRESS", "CONCURRENT_TRANSACTIONS"]);
 
 /** Whether `err` leaves the coordinator in doubt (see the top): it is looked up again. */
-export function coordinatorInDoubt(err: unknown): boolean {
+function coordinatorInDoubt(err: unknown): boolean {
   const { name, type } = (err ?? {}) as { name?: unknown; type?: unknown };
   return name !== "KafkaJSProtocolError" || (typeof type === "string" && COORDINATOR_MOVED.has(type));
 }
@@ -75,7 +79,6 @@ interface TxnArgs {
 type TxnRequest = (this: unknown, args: TxnArgs) => Promise<unknown>;
 interface BrokerLike {
   nodeId?: number;
-  endTxn: TxnRequest;
 }
 interface ClusterLike {
   findGroupCoordinator(args: FindCoordinatorArgs): Promise<BrokerLike>;
@@ -111,8 +114,11 @@ export function keepTransactionCoordinators(protos: KafkajsPrototypes, endTxnRet
   const find = cluster.findGroupCoordinator;
   cluster.findGroupCoordinator = async function (this: ClusterLike, args: FindCoordinatorArgs) {
     if (args.coordinatorType !== TRANSACTION_COORDINATOR) return find.call(this, args);
-    const mine = kept.get(this) ?? new Map();
-    kept.set(this, mine);
+    let mine = kept.get(this);
+    if (!mine) {
+      mine = new Map();
+      kept.set(this, mine);
+    }
     const entry = mine.get(args.groupId);
     let broker: BrokerLike | undefined;
     if (entry && entry.failures === failuresOf(args.groupId)) {
@@ -178,7 +184,7 @@ export function keepTransactionCoordinators(protos: KafkajsPrototypes, endTxnRet
           // markers it waits for take 100-400 ms under load, and a doubling
           // wait overshot their end by up to half of itself. Moved: doubling
           // from 20 ms to 500 ms while a new coordinator takes over.
-          await new Promise((resolve) => setTimeout(resolve, busy ? 20 : Math.min(500, 20 * 2 ** attempt)));
+          await delay(busy ? 20 : Math.min(500, 20 * 2 ** attempt));
           if (!busy) {
             // A lookup that fails leaves the old one: its next refusal looks up again.
             coordinator = await client

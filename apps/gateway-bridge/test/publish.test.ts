@@ -82,15 +82,30 @@ test("outbox rows inserted after start are published in id order, exactly, then 
   assert.match(bridge.output(), /released the publisher lock/);
 });
 
-test("a term's catalog transactions look the transaction coordinator up once, at the fence, not before each request", async () => {
+/**
+ * Runs `body` with a publisher fenced on a scratch topic of its own (through
+ * `client`), then closes it and deletes the topic. `failures` collects what
+ * would end its term.
+ */
+async function withFencedPublisher(client: Kafka, body: (publisher: Publisher, topic: string, failures: unknown[]) => Promise<void>) {
   const own = scratchTopic();
   const admin = kafka.admin();
   await admin.connect();
   const failures: unknown[] = [];
-  const publisher = new Publisher(kafka, own, (err) => failures.push(err));
+  const publisher = new Publisher(client, own, (err) => failures.push(err));
   try {
     await ensureTopic(admin, own);
     await publisher.fence();
+    await body(publisher, own, failures);
+  } finally {
+    await publisher.close();
+    await admin.disconnect();
+    await deleteTopic(own);
+  }
+}
+
+test("a term's catalog transactions look the transaction coordinator up once, at the fence, not before each request", async () => {
+  await withFencedPublisher(kafka, async (publisher, own, failures) => {
     const requests: string[] = [];
     for (let i = 0; i < 5; i++) {
       await publisher.send([{ key: `app/a${i}`, value: "{}" }]);
@@ -104,11 +119,7 @@ test("a term's catalog transactions look the transaction coordinator up once, at
     }
     assert.deepEqual(failures, []);
     assert.equal((await topicRecords(own)).length, 5);
-  } finally {
-    await publisher.close();
-    await admin.disconnect();
-    await deleteTopic(own);
-  }
+  });
 });
 
 /** Kafka's API key of EndTxn (a request's header: size int32, then the key int16). */
@@ -139,16 +150,9 @@ function dropAfterFirstEndTxn(): { socketFactory: ISocketFactory; endTxns: () =>
 }
 
 test("a commit whose answer is lost (the connection reset after EndTxn went out) is sent again, and the term goes on", async () => {
-  const own = scratchTopic();
-  const admin = kafka.admin();
-  await admin.connect();
   const dropping = dropAfterFirstEndTxn();
   const client = new Kafka({ clientId: "sluice-bridge-test", brokers, socketFactory: dropping.socketFactory, logLevel: logLevel.NOTHING });
-  const failures: unknown[] = [];
-  const publisher = new Publisher(client, own, (err) => failures.push(err));
-  try {
-    await ensureTopic(admin, own);
-    await publisher.fence();
+  await withFencedPublisher(client, async (publisher, own, failures) => {
     await publisher.send([{ key: "app/a1", value: '{"n":1}' }]);
     await publisher.send([{ key: "app/a2", value: '{"n":2}' }]);
     assert.deepEqual(failures, [], "the publisher's term must not end");
@@ -158,9 +162,5 @@ test("a commit whose answer is lost (the connection reset after EndTxn went out)
       (await topicRecords(own)).map((r) => r.key),
       ["app/a1", "app/a2"],
     );
-  } finally {
-    await publisher.close();
-    await admin.disconnect();
-    await deleteTopic(own);
-  }
+  });
 });

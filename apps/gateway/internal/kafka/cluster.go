@@ -31,8 +31,8 @@ type Cluster struct {
 	CheckEvery time.Duration
 	GoneAfter  time.Duration
 
-	// checkMeta is what a live consumer's topic check asks (nil: fetchMeta);
-	// a test replaces it with one that hangs.
+	// checkMeta is what a live consumer's topic check asks: fetchMeta, or in
+	// a test one that hangs.
 	checkMeta func(ctx context.Context, topic string) (hub.TopicMeta, error)
 }
 
@@ -49,7 +49,7 @@ func New(opts ClientOptions) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{
+	c := &Cluster{
 		opts:    opts,
 		log:     opts.logger(),
 		cl:      cl,
@@ -59,7 +59,9 @@ func New(opts ClientOptions) (*Cluster, error) {
 
 		CheckEvery: 2 * time.Second,
 		GoneAfter:  30 * time.Second,
-	}, nil
+	}
+	c.checkMeta = c.fetchMeta
+	return c, nil
 }
 
 // Close releases the shared client.

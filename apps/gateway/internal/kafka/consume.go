@@ -267,18 +267,14 @@ func (w *topicWatch) check(ctx context.Context, ev hub.ConsumeEvents) watchResul
 	// Taken before asking: a record written with a layout Kafka had not yet
 	// changed when it answered is at or after where the consumer was then.
 	snapshot, at := maps.Clone(w.next), time.Now()
-	ask := w.c.fetchMeta
-	if w.c.checkMeta != nil {
-		ask = w.c.checkMeta
-	}
 	// The consumer polls nothing while it checks, so fetched records wait: a
 	// check may not take longer than checkTimeout. Unbounded, franz-go's own
 	// retries kept a check going for 18 s after a full broker outage, while
-	// Kafka served again; that node's clients got their first messages 8 s
+	// Kafka served again; that node's clients got their first messages 7 s
 	// after the other node's (docs/reliability.md). A check cut short is
 	// asked again after CheckEvery, or sooner after a fetch error.
 	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	m, err := ask(cctx, w.topic)
+	m, err := w.c.checkMeta(cctx, w.topic)
 	cancel()
 	w.checked, w.due = time.Now(), false
 	switch {
